@@ -1,0 +1,69 @@
+// swift-tools-version: 6.2
+//
+// passkeyd: a WebAuthn / passkey relying-party service.
+//
+// Layering (see README "Layout"):
+//   C system libraries      CLibCBOR, COpenSSL, CLibPQ         (each imported by exactly one wrapper)
+//   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
+//   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
+//   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// Wrapper modules additionally opt into strict memory safety so each unsafe operation is marked.
+let wrapperSettings: [SwiftSetting] = strictSettings + [.strictMemorySafety()]
+
+let package = Package(
+    name: "passkeyd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WebAuthnCore", targets: ["WebAuthnCore"]),
+        .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
+    ],
+    targets: [
+        // MARK: C libraries (Debian packages)
+        .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+
+        // MARK: one Swift wrapper per C library
+        .target(name: "CBORCodec", dependencies: ["CLibCBOR"], swiftSettings: wrapperSettings),
+        .target(name: "COSECrypto", dependencies: ["COpenSSL", "CBORCodec"], swiftSettings: wrapperSettings),
+        .target(name: "LibPQ", dependencies: ["CLibPQ"], swiftSettings: wrapperSettings),
+
+        // MARK: ceremony engine
+        .target(name: "WebAuthnModel", swiftSettings: strictSettings),
+        .target(
+            name: "WebAuthnCore",
+            dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: test support and tools
+        .target(
+            name: "WebAuthnTestSupport",
+            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "PasskeyBench",
+            dependencies: ["WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: tests
+        .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
+        .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
+        .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "WebAuthnCoreTests",
+            dependencies: ["WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "CBORCodec", "COSECrypto"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)
