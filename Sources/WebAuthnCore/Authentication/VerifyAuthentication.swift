@@ -1,0 +1,215 @@
+import CBORCodec
+public import COSECrypto
+public import Foundation
+public import WebAuthnModel
+
+/// An assertion response whose shape and encodings are checked but which is **not verified**.
+///
+/// The service needs two things before it can verify: the credential id (to load the credential record) and the
+/// challenge (to find and consume the pending ceremony). Both come from here; nothing here is trusted.
+public struct UnverifiedAuthenticationResponse: Sendable {
+    public let credentialID: [UInt8]
+    public let userHandle: [UInt8]?
+    let clientDataJSON: [UInt8]
+    let authenticatorData: [UInt8]
+    let signature: [UInt8]
+    let clientData: Result<CollectedClientData, WebAuthnError>
+    let authenticatorAttachment: String?
+    let clientExtensionResults: [String: JSONValue]
+
+    /// Checks the response's shape (§7.2 step 3) and decodes its binary members.
+    /// - Throws: `malformedBase64`, `malformedResponse`, `invalidCredentialType`, `credentialIDMismatch`.
+    public init(_ json: AuthenticationResponseJSON) throws(WebAuthnError) {
+        credentialID = try ResponseDecoding.credentialID(id: json.id, rawId: json.rawId, type: json.type)
+        clientDataJSON = try ResponseDecoding.nonEmptyBytes(json.response.clientDataJSON, "clientDataJSON")
+        authenticatorData = try ResponseDecoding.nonEmptyBytes(json.response.authenticatorData, "authenticatorData")
+        signature = try ResponseDecoding.nonEmptyBytes(json.response.signature, "signature")
+        if let handle = json.response.userHandle, !handle.isEmpty {
+            userHandle = try ResponseDecoding.bytes(handle, "userHandle")
+        } else {
+            userHandle = nil
+        }
+        authenticatorAttachment = json.authenticatorAttachment
+        clientExtensionResults = json.clientExtensionResults ?? [:]
+        // Parsed once here so the challenge can be read for lookup; verification reports a parse failure at its
+        // own step (§7.2 step 9).
+        let bytes = clientDataJSON
+        clientData = Result { () throws(WebAuthnError) in try CollectedClientData(json: bytes) }
+    }
+
+    /// The challenge from clientDataJSON, for finding the pending ceremony. Unverified; nil when unreadable.
+    public var challenge: [UInt8]? { (try? clientData.get())?.challengeBytes }
+}
+
+extension RelyingParty {
+    /// Verifies an assertion, every step of WebAuthn L3 §7.2 in order.
+    ///
+    /// - Parameters:
+    ///   - response: the decoded, unverified response.
+    ///   - state: the state `beginAuthentication` returned, consumed exactly once by the caller.
+    ///   - credential: the stored record whose id equals `response.credentialID`.
+    ///   - publicKey: the record's parsed public key, when the caller caches parsed keys (must be the key of
+    ///     `credential.publicKey`); nil to parse it here.
+    ///   - now: the verification time.
+    /// - Returns: the verified assertion and the update storage must apply.
+    /// - Throws: `WebAuthnError` with the code of the first step that failed.
+    public func finishAuthentication(
+        _ response: UnverifiedAuthenticationResponse, state: AuthenticationState, credential: CredentialRecord,
+        publicKey: PublicKey? = nil, now: Date
+    ) throws(WebAuthnError) -> VerifiedAuthentication {
+        try ResponseDecoding.checkNotExpired(state.expiresAt, now: now)
+        // Step 5: "If options.allowCredentials is not empty, verify that credential.id identifies one of the public
+        // key credentials listed in options.allowCredentials."
+        if !state.allowCredentialIDs.isEmpty {
+            guard state.allowCredentialIDs.contains(response.credentialID) else {
+                throw WebAuthnError(.credentialNotAllowed, "credential not in allowCredentials")
+            }
+        }
+        guard credential.id == response.credentialID else {
+            throw WebAuthnError(.credentialIDMismatch, "the credential record is not the asserted credential")
+        }
+        // Step 6: "Identify the user being authenticated and let credentialRecord be the credential record for the credential:"
+        if let expectedUser = state.userHandle {
+            // "If the user was identified before the authentication ceremony was initiated, ... verify that the
+            // identified user account contains a credential record whose id equals credential.rawId ... If
+            // response.userHandle is present, verify that it equals the user handle of the user account."
+            guard constantTimeEquals(credential.userHandle, expectedUser) else {
+                throw WebAuthnError(.credentialNotOwnedByUser, "credential belongs to another user")
+            }
+            if let handle = response.userHandle, !constantTimeEquals(handle, expectedUser) {
+                throw WebAuthnError(.userHandleMismatch, "userHandle is not the identified user's")
+            }
+        } else {
+            // "If the user was not identified before the authentication ceremony was initiated, verify that
+            // response.userHandle is present. Verify that the user account identified by response.userHandle
+            // contains a credential record whose id equals credential.rawId."
+            guard let handle = response.userHandle else {
+                throw WebAuthnError(.userHandleMissing, "discoverable assertion without userHandle")
+            }
+            guard constantTimeEquals(handle, credential.userHandle) else {
+                throw WebAuthnError(.userHandleMismatch, "userHandle is not the credential owner's")
+            }
+        }
+
+        // Steps 7–9: cData, authData, sig; UTF-8 decode and parse cData as C.
+        let clientData = try response.clientData.get()
+        // Step 10: "Verify that the value of C.type is the string webauthn.get."
+        try ClientDataChecks.checkType(clientData, expected: "webauthn.get")
+        // Step 11: "Verify that the value of C.challenge equals the base64url encoding of pkOptions.challenge."
+        try ClientDataChecks.checkChallenge(clientData, expected: state.challenge)
+        // Step 12: "Verify that the value of C.origin is an origin expected by the Relying Party."
+        try ClientDataChecks.checkOrigin(clientData, rp: self)
+        // Step 13: crossOrigin.
+        try ClientDataChecks.checkCrossOrigin(clientData, rp: self)
+        // Step 14: topOrigin.
+        try ClientDataChecks.checkTopOrigin(clientData, rp: self)
+        try ClientDataChecks.checkTokenBinding(clientData)
+
+        let authenticatorData = try AuthenticatorData(bytes: response.authenticatorData)
+        guard authenticatorData.attestedCredentialData == nil else {
+            throw WebAuthnError(.unexpectedAttestedCredentialData, "AT flag set in an assertion")
+        }
+        // Step 15: "Verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the Relying
+        // Party." (With the appid extension output true, the hash of the AppID is expected instead.)
+        let usedAppID = response.clientExtensionResults["appid"]?.boolValue == true
+        if let appID = state.appID, usedAppID {
+            guard authenticatorData.rpIDHash.elementsEqual(Digest.sha256(Array(appID.utf8))) else {
+                throw WebAuthnError(.rpIDHashMismatch, "rpIdHash is not SHA-256 of the AppID")
+            }
+        } else {
+            guard authenticatorData.rpIDHash.elementsEqual(rpIDHash) else {
+                throw WebAuthnError(.rpIDHashMismatch, "rpIdHash is not SHA-256(\(id))")
+            }
+        }
+        let flags = authenticatorData.flags
+        // Step 16: "Verify that the UP bit of the flags in authData is set."
+        guard flags.contains(.userPresent) || allowMissingUserPresenceUnsafe else {
+            throw WebAuthnError(.userNotPresent, "UP flag clear")
+        }
+        // Step 17: "Determine whether user verification is required for this assertion ... If user verification
+        // is required, verify that the UV bit of the flags in authData is set."
+        if state.userVerification == .required || userVerification == .required {
+            guard flags.contains(.userVerified) else { throw WebAuthnError(.userNotVerified, "UV flag clear") }
+        }
+        // Step 18: "If the BE bit of the flags in authData is not set, verify that the BS bit is not set."
+        guard flags.contains(.backupEligible) || !flags.contains(.backupState) else {
+            throw WebAuthnError(.backupStateInvalid, "BS set without BE")
+        }
+        // Step 19: "If credentialRecord.backupEligible is set, verify that currentBe is set. If
+        // credentialRecord.backupEligible is not set, verify that currentBe is not set."
+        guard flags.contains(.backupEligible) == credential.backupEligible else {
+            throw WebAuthnError(.backupEligibilityMismatch, "BE changed since registration")
+        }
+
+        // Step 20: "Let hash be the result of computing a hash over the cData using SHA-256."
+        // Step 21: "Using credentialRecord.publicKey, verify that sig is a valid signature over the binary
+        // concatenation of authData and hash."
+        let key: PublicKey
+        if let publicKey {
+            key = publicKey
+        } else {
+            do {
+                key = try PublicKey(coseBytes: credential.publicKey, policy: keyPolicy)
+            } catch {
+                throw WebAuthnError(.storedPublicKeyInvalid, "stored key: \(error)")
+            }
+        }
+        var signed = response.authenticatorData
+        signed.reserveCapacity(signed.count + 32)
+        signed += Digest.sha256(response.clientDataJSON)
+        let valid: Bool
+        do {
+            valid = try key.verify(signature: response.signature, message: signed)
+        } catch {
+            throw WebAuthnError(.signatureInvalid, "verify: \(error)")
+        }
+        guard valid else { throw WebAuthnError(.signatureInvalid, "assertion signature does not verify") }
+
+        // Step 22: "If authData.signCount is nonzero or credentialRecord.signCount is nonzero: greater than
+        // credentialRecord.signCount: the signature counter is valid. Less than or equal: this is a signal that
+        // the authenticator may be cloned."
+        let newCount = authenticatorData.signCount
+        let status: SignCountStatus
+        if newCount == 0 && credential.signCount == 0 {
+            status = .notSupported
+        } else if newCount > credential.signCount {
+            status = .increased
+        } else {
+            if signCount == .reject {
+                throw WebAuthnError(
+                    .signCountRegressed, "counter \(newCount) not above stored \(credential.signCount)")
+            }
+            status = .regressed
+        }
+
+        // Step 23: extension outputs (appid handled above; unsolicited outputs are ignored).
+        // Step 24: "Update credentialRecord with new state values": counter (never lowered), BS, uvInitialized.
+        let backupState = flags.contains(.backupState)
+        let update = CredentialUpdate(
+            credentialID: credential.id, signCount: max(newCount, credential.signCount), backupState: backupState,
+            uvInitialized: credential.uvInitialized || flags.contains(.userVerified))
+        return VerifiedAuthentication(
+            credentialID: credential.id, userHandle: credential.userHandle, userVerified: flags.contains(.userVerified),
+            backupEligible: flags.contains(.backupEligible), backupState: backupState,
+            backupStateChanged: backupState != credential.backupState, signCount: newCount, signCountStatus: status,
+            authenticatorAttachment: response.authenticatorAttachment.flatMap {
+                OptionValues.attachments.contains($0) ? $0 : nil
+            },
+            authenticatorExtensions: authenticatorData.extensions,
+            clientExtensionResults: response.clientExtensionResults, update: update)
+    }
+}
+
+extension UnverifiedAuthenticationResponse {
+    /// Parses an `AuthenticationResponseJSON` body and checks its shape (§7.2 step 3).
+    /// - Throws: `malformedResponse` for JSON or shape errors, then as ``init(_:)``.
+    public init(jsonBytes: some Collection<UInt8>) throws(WebAuthnError) {
+        let json: AuthenticationResponseJSON
+        do {
+            json = try AuthenticationResponseJSON(jsonBytes: jsonBytes)
+        } catch {
+            throw WebAuthnError(.malformedResponse, error.reason)
+        }
+        try self.init(json)
+    }
+}

@@ -1,0 +1,123 @@
+/// The one error type of the ceremony engine.
+///
+/// `code` is stable (its `rawValue` is the snake_case string the HTTP layer returns); `reason` is detail for the
+/// logs only, never for clients. Equality compares only the code, so tests can write
+/// `#expect(throws: WebAuthnError(.challengeMismatch))`.
+public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// A stable error code. Each W3C verification step that can fail has its own code.
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        // MARK: input shape (§7.1 step 3 / §7.2 step 3)
+        /// The response is not the expected JSON shape, or a member has the wrong type.
+        public static let malformedResponse = Code(rawValue: "malformed_response")
+        /// A binary member is not valid base64url/base64.
+        public static let malformedBase64 = Code(rawValue: "malformed_base64")
+        /// `type` is not `"public-key"`.
+        public static let invalidCredentialType = Code(rawValue: "invalid_credential_type")
+        /// `id` does not encode `rawId`, or `rawId` differs from the credential id the authenticator attested.
+        public static let credentialIDMismatch = Code(rawValue: "credential_id_mismatch")
+        /// The ceremony's challenge has expired (the state is older than its timeout).
+        public static let challengeExpired = Code(rawValue: "challenge_expired")
+
+        // MARK: client data (§7.1 steps 5–11, §7.2 steps 8–14)
+        /// clientDataJSON is not UTF-8 JSON with the required members.
+        public static let malformedClientData = Code(rawValue: "malformed_client_data")
+        /// `C.type` is not `webauthn.create` / `webauthn.get`.
+        public static let clientDataTypeMismatch = Code(rawValue: "client_data_type_mismatch")
+        /// `C.challenge` is not the challenge of this ceremony.
+        public static let challengeMismatch = Code(rawValue: "challenge_mismatch")
+        /// `C.origin` is not an allowed origin.
+        public static let originNotAllowed = Code(rawValue: "origin_not_allowed")
+        /// `C.crossOrigin` is true but the relying party does not allow cross-origin ceremonies.
+        public static let crossOriginNotAllowed = Code(rawValue: "cross_origin_not_allowed")
+        /// `C.topOrigin` is present but not an allowed top-level origin.
+        public static let topOriginNotAllowed = Code(rawValue: "top_origin_not_allowed")
+        /// `C.tokenBinding` is malformed or claims a token binding the server cannot check.
+        public static let tokenBindingInvalid = Code(rawValue: "token_binding_invalid")
+
+        // MARK: attestation object and authenticator data
+        /// attestationObject is not a CBOR map with `fmt` (text), `attStmt` (map) and `authData` (bytes).
+        public static let malformedAttestationObject = Code(rawValue: "malformed_attestation_object")
+        /// authenticatorData is truncated, has leftover bytes, or its flags contradict its content.
+        public static let malformedAuthenticatorData = Code(rawValue: "malformed_authenticator_data")
+        /// A registration without attested credential data (AT clear).
+        public static let attestedCredentialDataMissing = Code(rawValue: "attested_credential_data_missing")
+        /// An assertion carrying attested credential data (AT set).
+        public static let unexpectedAttestedCredentialData = Code(rawValue: "unexpected_attested_credential_data")
+        /// `rpIdHash` is not SHA-256 of the relying party id (nor of the `appid` where that applies).
+        public static let rpIDHashMismatch = Code(rawValue: "rp_id_hash_mismatch")
+        /// UP flag clear.
+        public static let userNotPresent = Code(rawValue: "user_not_present")
+        /// UV flag clear although user verification is required.
+        public static let userNotVerified = Code(rawValue: "user_not_verified")
+        /// BS set while BE is clear.
+        public static let backupStateInvalid = Code(rawValue: "backup_state_invalid")
+        /// BE differs from the stored credential's BE, or the policy refuses this BE value.
+        public static let backupEligibilityMismatch = Code(rawValue: "backup_eligibility_mismatch")
+        /// The credential public key's algorithm is not among the requested `pubKeyCredParams`.
+        public static let algorithmNotAllowed = Code(rawValue: "algorithm_not_allowed")
+        /// The credential public key is not a valid COSE key (wrong curve, off-curve point, small RSA modulus, ...).
+        public static let invalidPublicKey = Code(rawValue: "invalid_public_key")
+        /// `fmt` names no attestation format this server supports.
+        public static let unsupportedAttestationFormat = Code(rawValue: "unsupported_attestation_format")
+        /// The attestation statement is structurally wrong for its format (missing/extra members, wrong types).
+        public static let malformedAttestationStatement = Code(rawValue: "malformed_attestation_statement")
+        /// The attestation signature does not verify.
+        public static let attestationSignatureInvalid = Code(rawValue: "attestation_signature_invalid")
+        /// `attStmt.alg` does not match the credential key (self attestation) or the attestation certificate key.
+        public static let attestationAlgorithmMismatch = Code(rawValue: "attestation_algorithm_mismatch")
+        /// The attestation certificate does not meet its format's requirements.
+        public static let attestationCertificateInvalid = Code(rawValue: "attestation_certificate_invalid")
+        /// The attestation certificate's id-fido-gen-ce-aaguid extension differs from the authenticator data AAGUID.
+        public static let attestationAAGUIDMismatch = Code(rawValue: "attestation_aaguid_mismatch")
+        /// The attestation kind (none/self/untrusted chain) is not acceptable under the attestation policy.
+        public static let attestationNotAllowed = Code(rawValue: "attestation_not_allowed")
+        /// The attestation chain does not lead to a configured trust anchor.
+        public static let attestationUntrusted = Code(rawValue: "attestation_untrusted")
+        /// A certificate in the attestation chain has expired (or is not yet valid) at verification time.
+        public static let attestationCertificateExpired = Code(rawValue: "attestation_certificate_expired")
+        /// The credential id is longer than 1023 bytes.
+        public static let credentialIDTooLong = Code(rawValue: "credential_id_too_long")
+        /// Client or authenticator extension outputs are malformed.
+        public static let extensionOutputInvalid = Code(rawValue: "extension_output_invalid")
+
+        // MARK: authentication only (§7.2)
+        /// The credential is not in the `allowCredentials` list of this ceremony.
+        public static let credentialNotAllowed = Code(rawValue: "credential_not_allowed")
+        /// The credential does not belong to the user the ceremony was started for.
+        public static let credentialNotOwnedByUser = Code(rawValue: "credential_not_owned_by_user")
+        /// A discoverable (usernameless) assertion came without `userHandle`.
+        public static let userHandleMissing = Code(rawValue: "user_handle_missing")
+        /// `userHandle` is not the user handle of the credential's owner.
+        public static let userHandleMismatch = Code(rawValue: "user_handle_mismatch")
+        /// The stored credential public key cannot be used.
+        public static let storedPublicKeyInvalid = Code(rawValue: "stored_public_key_invalid")
+        /// The assertion signature does not verify with the stored public key.
+        public static let signatureInvalid = Code(rawValue: "signature_invalid")
+        /// The signature counter did not increase: a possibly cloned authenticator.
+        public static let signCountRegressed = Code(rawValue: "sign_count_regressed")
+    }
+
+    public let code: Code
+    /// Detail for logs. Never shown to clients.
+    public let reason: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: the stable code.
+    ///   - reason: detail for the logs.
+    public init(_ code: Code, _ reason: String = "") {
+        self.code = code
+        self.reason = reason
+    }
+
+    public static func == (lhs: WebAuthnError, rhs: WebAuthnError) -> Bool { lhs.code == rhs.code }
+
+    /// Only the code: safe to show.
+    public var description: String { code.rawValue }
+    /// Code and reason: for logs.
+    public var debugDescription: String { reason.isEmpty ? code.rawValue : "\(code.rawValue): \(reason)" }
+}

@@ -1,0 +1,49 @@
+public import COSECrypto
+public import Foundation
+
+/// A throwaway attestation PKI for tests: a root CA that issues attestation certificates for the software
+/// authenticator (packed full attestation and fido-u2f).
+public final class TestAttestationCA: Sendable {
+    public let rootKey: PrivateKey
+    public let root: Certificate
+
+    /// Creates a self-signed root valid from `notBefore` for `years`.
+    public init(name: String = "passkeyd test attestation root", notBefore: Date = Date(timeIntervalSince1970: 1_700_000_000), years: Int = 30) throws {
+        rootKey = try PrivateKey.generate(for: .es256)
+        var builder = CertificateBuilder(
+            subject: DistinguishedName([("C", "US"), ("O", "passkeyd tests"), ("CN", name)]),
+            serialNumber: 1, notBefore: notBefore, notAfter: notBefore.addingTimeInterval(Double(years) * 365 * 86400))
+        builder.isCA = true
+        root = try builder.issue(publicKey: rootKey.publicKey, signedBy: rootKey, issuer: nil)
+    }
+
+    /// The root as trust anchors.
+    public var trustAnchors: TrustAnchors { TrustAnchors([root]) }
+
+    /// Issues an attestation certificate for `key`.
+    /// - Parameters:
+    ///   - key: the attestation public key.
+    ///   - subject: defaults to a subject meeting packed §8.2.1.
+    ///   - aaguid: when set, the id-fido-gen-ce-aaguid extension with these 16 bytes.
+    ///   - isCA: basicConstraints cA (nil omits the extension).
+    ///   - version: X.509 version (1 or 3).
+    ///   - notBefore: start of validity.
+    ///   - notAfter: end of validity.
+    public func issueAttestationCertificate(
+        for key: PublicKey,
+        subject: DistinguishedName = DistinguishedName([
+            ("C", "US"), ("O", "passkeyd tests"), ("OU", "Authenticator Attestation"), ("CN", "passkeyd soft authenticator"),
+        ]),
+        aaguid: [UInt8]? = nil, aaguidCritical: Bool = false, isCA: Bool? = false, version: Int = 3,
+        notBefore: Date = Date(timeIntervalSince1970: 1_700_000_000),
+        notAfter: Date = Date(timeIntervalSince1970: 1_700_000_000 + 20 * 365 * 86400)
+    ) throws -> Certificate {
+        var builder = CertificateBuilder(subject: subject, serialNumber: UInt64.random(in: 2...UInt64(Int64.max)), notBefore: notBefore, notAfter: notAfter)
+        builder.isCA = isCA
+        builder.version = version
+        if let aaguid {
+            builder.extensions.append(CertificateExtension(oid: "1.3.6.1.4.1.45724.1.1.4", critical: aaguidCritical, derValue: [0x04, 0x10] + aaguid))
+        }
+        return try builder.issue(publicKey: key, signedBy: rootKey, issuer: root)
+    }
+}
