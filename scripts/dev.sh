@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# passkeyd developer entry point: the two README commands.
+#
+#   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, run
+#   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL
+#   scripts/dev.sh bench  release build of the engine benchmark, then run it
+#
+# Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
+# at /opt/swift or on PATH (it is not a Debian package).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+export PATH="/opt/swift/usr/bin:$PATH"
+
+debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib)
+
+install_missing() {
+    local missing=()
+    for package in "${debian_packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if ((${#missing[@]})); then
+        echo "passkeyd: installing ${missing[*]}" >&2
+        local sudo=""
+        [[ $(id -u) -eq 0 ]] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+    command -v swift >/dev/null || { echo "passkeyd: swift not found (expected /opt/swift/usr/bin)" >&2; exit 1; }
+}
+
+case "${1:-}" in
+run)
+    install_missing
+    scripts/postgres.sh start
+    export PASSKEYD_DATABASE_URL="${PASSKEYD_DATABASE_URL:-$(scripts/postgres.sh url)}"
+    swift build -c release
+    echo "passkeyd: PostgreSQL is up at $PASSKEYD_DATABASE_URL; the engine is built."
+    echo "passkeyd: the HTTP service arrives with the service issue; run 'scripts/dev.sh bench' to exercise the engine."
+    ;;
+test)
+    install_missing
+    scripts/postgres.sh start
+    trap 'scripts/postgres.sh stop || true' EXIT
+    export PASSKEYD_TEST_DATABASE_URL="$(scripts/postgres.sh url)"
+    swift build --build-tests
+    swift test --skip-build
+    ;;
+bench)
+    install_missing
+    swift build -c release --product passkeyd-bench
+    "$(swift build -c release --show-bin-path)/passkeyd-bench" "${@:2}"
+    ;;
+*)
+    echo "usage: scripts/dev.sh run|test|bench" >&2
+    exit 2
+    ;;
+esac
