@@ -3,6 +3,15 @@ public struct JSONShapeError: Error, Sendable, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
+
+    /// Parses a document, turning reader failures into shape errors.
+    static func parse(_ bytes: some Collection<UInt8>) throws(JSONShapeError) -> JSONValue {
+        do {
+            return try JSONReader.parse(bytes)
+        } catch {
+            throw JSONShapeError(error.description)
+        }
+    }
 }
 
 extension JSONValue {
@@ -67,13 +76,7 @@ extension AuthenticationResponseJSON {
 
     /// Parses and reads an `AuthenticationResponseJSON` from UTF-8 JSON bytes.
     public init(jsonBytes: some Collection<UInt8>) throws(JSONShapeError) {
-        let value: JSONValue
-        do {
-            value = try JSONReader.parse(jsonBytes)
-        } catch {
-            throw JSONShapeError(error.description)
-        }
-        try self.init(json: value)
+        try self.init(json: JSONShapeError.parse(jsonBytes))
     }
 }
 
@@ -102,12 +105,6 @@ extension RegistrationResponseJSON {
 
     /// Parses and reads a `RegistrationResponseJSON` from UTF-8 JSON bytes.
     public init(jsonBytes: some Collection<UInt8>) throws(JSONShapeError) {
-        let value: JSONValue
-        do {
-            value = try JSONReader.parse(jsonBytes)
-        } catch {
-            throw JSONShapeError(error.description)
-        }
-        try self.init(json: value)
+        try self.init(json: JSONShapeError.parse(jsonBytes))
     }
 }

@@ -93,17 +93,8 @@ extension RelyingParty {
 
         // Steps 7–9: cData, authData, sig; UTF-8 decode and parse cData as C.
         let clientData = try response.clientData.get()
-        // Step 10: "Verify that the value of C.type is the string webauthn.get."
-        try ClientDataChecks.checkType(clientData, expected: "webauthn.get")
-        // Step 11: "Verify that the value of C.challenge equals the base64url encoding of pkOptions.challenge."
-        try ClientDataChecks.checkChallenge(clientData, expected: state.challenge)
-        // Step 12: "Verify that the value of C.origin is an origin expected by the Relying Party."
-        try ClientDataChecks.checkOrigin(clientData, rp: self)
-        // Step 13: crossOrigin.
-        try ClientDataChecks.checkCrossOrigin(clientData, rp: self)
-        // Step 14: topOrigin.
-        try ClientDataChecks.checkTopOrigin(clientData, rp: self)
-        try ClientDataChecks.checkTokenBinding(clientData)
+        // Steps 10–14 (type, challenge, origin, crossOrigin, topOrigin) and Level 2's tokenBinding.
+        try ClientDataChecks.verify(clientData, type: "webauthn.get", challenge: state.challenge, rp: self)
 
         let authenticatorData = try AuthenticatorData(bytes: response.authenticatorData)
         guard authenticatorData.attestedCredentialData == nil else {

@@ -68,19 +68,8 @@ extension RelyingParty {
 
         // Steps 5–6: "Let JSONtext be the result of running UTF-8 decode on clientDataJSON." / parse it as C.
         let clientData = try CollectedClientData(json: clientDataJSON)
-        // Step 7: "Verify that the value of C.type is webauthn.create."
-        try ClientDataChecks.checkType(clientData, expected: "webauthn.create")
-        // Step 8: "Verify that the value of C.challenge equals the base64url encoding of pkOptions.challenge."
-        try ClientDataChecks.checkChallenge(clientData, expected: state.challenge)
-        // Step 9: "Verify that the value of C.origin is an origin expected by the Relying Party."
-        try ClientDataChecks.checkOrigin(clientData, rp: self)
-        // Step 10: "If C.crossOrigin is present and set to true, verify that the Relying Party expects that this
-        // credential would have been created within an iframe that is not same-origin with its ancestors."
-        try ClientDataChecks.checkCrossOrigin(clientData, rp: self)
-        // Step 11: "If C.topOrigin is present: verify that the Relying Party expects ... and that C.topOrigin matches an origin ..."
-        try ClientDataChecks.checkTopOrigin(clientData, rp: self)
-        // (Level 2 step 10: tokenBinding status.)
-        try ClientDataChecks.checkTokenBinding(clientData)
+        // Steps 7–11 (type, challenge, origin, crossOrigin, topOrigin) and Level 2's tokenBinding.
+        try ClientDataChecks.verify(clientData, type: "webauthn.create", challenge: state.challenge, rp: self)
 
         // Step 12: "Let hash be the result of computing a hash over response.clientDataJSON using SHA-256."
         let clientDataHash = Digest.sha256(clientDataJSON)

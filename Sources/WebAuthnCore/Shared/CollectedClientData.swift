@@ -55,6 +55,24 @@ public struct CollectedClientData: Sendable {
 
 /// The client-data checks shared by both ceremonies, one function per W3C step so each has its own error.
 enum ClientDataChecks {
+    /// Runs the client-data steps in spec order: §7.1 steps 7–11 / §7.2 steps 10–14, then Level 2's tokenBinding.
+    static func verify(
+        _ data: CollectedClientData, type: String, challenge: [UInt8], rp: RelyingParty
+    ) throws(WebAuthnError) {
+        // "Verify that the value of C.type is webauthn.create / webauthn.get."
+        try checkType(data, expected: type)
+        // "Verify that the value of C.challenge equals the base64url encoding of pkOptions.challenge."
+        try checkChallenge(data, expected: challenge)
+        // "Verify that the value of C.origin is an origin expected by the Relying Party."
+        try checkOrigin(data, rp: rp)
+        // "If C.crossOrigin is present and set to true, verify that the Relying Party expects ... an iframe that is
+        // not same-origin with its ancestors."
+        try checkCrossOrigin(data, rp: rp)
+        // "If C.topOrigin is present: verify that the Relying Party expects ... and C.topOrigin matches an origin ..."
+        try checkTopOrigin(data, rp: rp)
+        try checkTokenBinding(data)
+    }
+
     /// §7.1 step 7 / §7.2 step 10.
     static func checkType(_ data: CollectedClientData, expected: String) throws(WebAuthnError) {
         guard data.type == expected else {
