@@ -15,6 +15,12 @@ public final class PublicKeyCache: Sendable {
     private struct CacheKey: Hashable, Sendable {
         var coseBytes: [UInt8]
         var policy: COSEKeyPolicy
+
+        /// Hashes the key bytes in one call; `[UInt8]`'s own conformance feeds the hasher byte by byte.
+        func hash(into hasher: inout Hasher) {
+            unsafe coseBytes.withUnsafeBytes { unsafe hasher.combine(bytes: $0) }
+            hasher.combine(policy)
+        }
     }
 
     private struct Generations: Sendable {

@@ -16,18 +16,24 @@ struct Options {
     var seconds = 2.0
     var algorithms: [COSEAlgorithm] = [.es256, .rs256, .edDSA]
     var breakdown = false
+    /// With `--count N --mode raw|engine|cached`: run exactly N operations of one path and nothing else
+    /// (for instruction counting under `valgrind --tool=callgrind`, which is immune to machine noise).
+    var count: Int?
+    var mode = "cached"
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
         while let argument = iterator.next() {
             switch argument {
             case "--breakdown": breakdown = true
+            case "--count": count = iterator.next().flatMap(Int.init)
+            case "--mode": mode = iterator.next() ?? mode
             case "--seconds": seconds = iterator.next().flatMap(Double.init) ?? seconds
             case "--algorithms":
                 let names = (iterator.next() ?? "").split(separator: ",").map(String.init)
                 algorithms = COSEAlgorithm.allSupported.filter { names.contains($0.name) }
             default:
-                FileHandle.standardError.write(Data("usage: passkeyd-bench [--seconds S] [--algorithms ES256,RS256,EdDSA] [--breakdown]\n".utf8))
+                FileHandle.standardError.write(Data("usage: passkeyd-bench [--seconds S] [--algorithms ES256,RS256,EdDSA] [--breakdown] [--count N --mode raw|engine|cached]\n".utf8))
                 exit(2)
             }
         }
@@ -56,7 +62,7 @@ let options = Options(CommandLine.arguments)
 let origin = "https://bench.passkeyd.test"
 let now = Date()
 
-print("passkeyd-bench: authentication verification, one core, \(options.seconds) s per measurement")
+print("passkeyd-bench: authentication verification, one core, \(options.seconds) s per measurement in 5 interleaved rounds (medians)")
 print("| algorithm | raw OpenSSL verify/s | engine (JSON → verified) /s | ratio | engine, PublicKeyCache /s | ratio |")
 print("|---|---:|---:|---:|---:|---:|")
 
@@ -88,12 +94,16 @@ for algorithm in options.algorithms {
     }
 
     let batch = algorithm == .rs256 ? 2000 : 500
-    let raw = measure(seconds: options.seconds, batch: batch) { count in
-        _ = RawOpenSSLBenchmark.verify(key: key, signature: signature, message: signed, algorithm: algorithm, iterations: count)
+    let rounds = 5
+    let slice = options.seconds / Double(rounds)
+    func rawRate() -> Double {
+        measure(seconds: slice, batch: batch) { count in
+            _ = RawOpenSSLBenchmark.verify(key: key, signature: signature, message: signed, algorithm: algorithm, iterations: count)
+        }
     }
     let cache = PublicKeyCache(capacity: 1024)
     func engine(cached: Bool) throws -> Double {
-        try measure(seconds: options.seconds, batch: batch) { count in
+        try measure(seconds: slice, batch: batch) { count in
             for _ in 0..<count {
                 // The service's path: the stored COSE key goes through a PublicKeyCache lookup on every call.
                 let cachedKey = cached ? try cache.publicKey(coseBytes: record.publicKey) : nil
@@ -103,8 +113,29 @@ for algorithm in options.algorithms {
             }
         }
     }
-    let full = try engine(cached: false)
-    let cached = try engine(cached: true)
+    if let count = options.count {
+        switch options.mode {
+        case "raw": _ = RawOpenSSLBenchmark.verify(key: key, signature: signature, message: signed, algorithm: algorithm, iterations: count)
+        default:
+            for _ in 0..<count {
+                let cachedKey = options.mode == "cached" ? try cache.publicKey(coseBytes: record.publicKey) : nil
+                let response = try UnverifiedAuthenticationResponse(jsonBytes: body)
+                _ = try rp.finishAuthentication(response, state: state, credential: record, publicKey: cachedKey, now: now)
+            }
+        }
+        continue
+    }
+    // Interleave the three measurements in rounds and take medians, so drift on a shared machine hits all alike.
+    var raws: [Double] = [], fulls: [Double] = [], cacheds: [Double] = []
+    for _ in 0..<rounds {
+        raws.append(rawRate())
+        fulls.append(try engine(cached: false))
+        cacheds.append(try engine(cached: true))
+    }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    let raw = median(raws)
+    let full = median(fulls)
+    let cached = median(cacheds)
     func format(_ value: Double) -> String { String(Int(value.rounded())) }
     func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
     if options.breakdown {
@@ -119,6 +150,7 @@ for algorithm in options.algorithms {
             ("JSON body → UnverifiedAuthenticationResponse", try micros { _ = try UnverifiedAuthenticationResponse(jsonBytes: body) }),
             ("SHA-256(clientDataJSON)", micros { _ = Digest.sha256(clientDataJSON) }),
             ("PublicKey(coseBytes:)", try micros { _ = try PublicKey(coseBytes: record.publicKey) }),
+            ("PublicKeyCache hit", try micros { _ = try cache.publicKey(coseBytes: record.publicKey) }),
             ("finishAuthentication (cached key)", try micros { _ = try rp.finishAuthentication(response, state: state, credential: record, publicKey: key, now: now) }),
         ]
         for (name, value) in stages { print("  \(algorithm.name) \(name): \(String(format: "%.2f", value)) µs") }

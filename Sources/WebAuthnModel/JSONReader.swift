@@ -90,6 +90,7 @@ public enum JSONReader {
             try enter()
             index += 1
             var members: [String: JSONValue] = [:]
+            members.reserveCapacity(8)
             skipWhitespace()
             if index < input.count, input[index] == UInt8(ascii: "}") {
                 index += 1
@@ -141,14 +142,18 @@ public enum JSONReader {
         mutating func string() throws(Failure) -> String {
             index += 1
             let start = index
+            var high: UInt8 = 0
             while index < input.count {
                 let byte = input[index]
                 if byte == UInt8(ascii: "\"") {
                     let slice = UnsafeBufferPointer(rebasing: input[start..<index])
                     index += 1
+                    // ASCII needs no validation (the common case: base64 members); anything else is validated.
+                    if high & 0x80 == 0 { return String(decoding: slice, as: UTF8.self) }
                     guard let text = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8") }
                     return text
                 }
+                high |= byte
                 if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
                 guard byte >= 0x20 else { throw fail("control character in string") }
                 index += 1

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthnCore
 import WebAuthnModel
+import WebAuthnTestSupport
 
 @Suite("Wire formats: JSON reader, base64")
 struct WireFormatTests {
@@ -59,5 +60,77 @@ struct WireFormatTests {
             #expect(Base64URL.decode(Base64URL.encode(data)) == data)
             #expect(Base64URL.decode(Data(data).base64EncodedString()) == data)
         }
+    }
+}
+
+@Suite("Assertion body fast path")
+struct AssertionBodyFastPathTests {
+    /// What a parse produced, comparable across the two paths.
+    enum Outcome: Equatable {
+        case parsed(id: [UInt8], userHandle: [UInt8]?, challenge: [UInt8]?, attachment: String?)
+        case failed(WebAuthnError.Code)
+    }
+
+    static func fast(_ body: [UInt8]) -> Outcome {
+        do {
+            let response = try UnverifiedAuthenticationResponse(jsonBytes: body)
+            return .parsed(id: response.credentialID, userHandle: response.userHandle, challenge: response.challenge, attachment: nil)
+        } catch { return .failed(error.code) }
+    }
+
+    /// The strict general path: JSONReader → AuthenticationResponseJSON → UnverifiedAuthenticationResponse.
+    static func general(_ body: [UInt8]) -> Outcome {
+        do {
+            let json: AuthenticationResponseJSON
+            do { json = try AuthenticationResponseJSON(jsonBytes: body) } catch { throw WebAuthnError(.malformedResponse, error.reason) }
+            let response = try UnverifiedAuthenticationResponse(json)
+            return .parsed(id: response.credentialID, userHandle: response.userHandle, challenge: response.challenge, attachment: nil)
+        } catch let error as WebAuthnError { return .failed(error.code) } catch { return .failed(.malformedResponse) }
+    }
+
+    static func body() throws -> [UInt8] {
+        var enrolled = try Fixture.enroll()
+        let (options, _) = enrolled.rp.beginAuthentication(allowCredentials: [], userHandle: nil, now: Fixture.now)
+        let json = try SoftAuthenticator.authenticate(options: options, credential: &enrolled.credential, knobs: AssertionKnobs(origin: Fixture.origin))
+        return Array(try JSONEncoder().encode(json))
+    }
+
+    @Test("plain, escaped and iOS-style bodies read the same on both paths")
+    func variants() throws {
+        let plain = try Self.body()
+        let text = String(decoding: plain, as: UTF8.self)
+        var variants = [plain]
+        // iOS JSONSerialization escapes slashes; standard base64 has them.
+        let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        variants.append(Array(standard.utf8))
+        variants.append(Array(standard.replacingOccurrences(of: "/", with: "\\/").utf8))
+        variants.append(Array(text.replacingOccurrences(of: "\"type\"", with: "\"t\\u0079pe\"").utf8))
+        variants.append(Array(text.replacingOccurrences(of: "{", with: " {\n ").utf8))
+        variants.append(Array(text.replacingOccurrences(of: "\"clientExtensionResults\":{}", with: "\"clientExtensionResults\":{\"appid\":true,\"x\":[1,{\"y\":\"é\"}]}").utf8))
+        variants.append(Array(text.replacingOccurrences(of: "\"type\":\"public-key\"", with: "\"type\":\"public-key\",\"type\":\"public-key\"").utf8))
+        for variant in variants {
+            #expect(Self.fast(variant) == Self.general(variant), "\(String(decoding: variant, as: UTF8.self))")
+        }
+        if case .parsed = Self.fast(plain) {} else { Issue.record("the plain body must parse") }
+    }
+
+    @Test("every single-byte mutation gives the same verdict on both paths")
+    func mutations() throws {
+        let plain = try Self.body()
+        let replacements: [UInt8] = [0x22, 0x5C, 0x7B, 0x7D, 0x2C, 0x3A, 0x20, 0x41, 0x2D, 0x00, 0xC3, 0x6E, 0x5B]
+        var checked = 0
+        for index in plain.indices {
+            for replacement in replacements where plain[index] != replacement {
+                var mutated = plain
+                mutated[index] = replacement
+                let fast = Self.fast(mutated), general = Self.general(mutated)
+                #expect(fast == general, "byte \(index) → \(replacement)")
+                checked += 1
+            }
+            var truncated = plain
+            truncated.removeSubrange(index...)
+            #expect(Self.fast(truncated) == Self.general(truncated))
+        }
+        #expect(checked > 1000)
     }
 }

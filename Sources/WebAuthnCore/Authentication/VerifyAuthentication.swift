@@ -20,21 +20,34 @@ public struct UnverifiedAuthenticationResponse: Sendable {
     /// Checks the response's shape (§7.2 step 3) and decodes its binary members.
     /// - Throws: `malformedBase64`, `malformedResponse`, `invalidCredentialType`, `credentialIDMismatch`.
     public init(_ json: AuthenticationResponseJSON) throws(WebAuthnError) {
-        credentialID = try ResponseDecoding.credentialID(id: json.id, rawId: json.rawId, type: json.type)
-        clientDataJSON = try ResponseDecoding.nonEmptyBytes(json.response.clientDataJSON, "clientDataJSON")
-        authenticatorData = try ResponseDecoding.nonEmptyBytes(json.response.authenticatorData, "authenticatorData")
-        signature = try ResponseDecoding.nonEmptyBytes(json.response.signature, "signature")
+        let credentialID = try ResponseDecoding.credentialID(id: json.id, rawId: json.rawId, type: json.type)
+        let clientDataJSON = try ResponseDecoding.nonEmptyBytes(json.response.clientDataJSON, "clientDataJSON")
+        let authenticatorData = try ResponseDecoding.nonEmptyBytes(json.response.authenticatorData, "authenticatorData")
+        let signature = try ResponseDecoding.nonEmptyBytes(json.response.signature, "signature")
+        var userHandle: [UInt8]?
         if let handle = json.response.userHandle, !handle.isEmpty {
             userHandle = try ResponseDecoding.bytes(handle, "userHandle")
-        } else {
-            userHandle = nil
         }
-        authenticatorAttachment = json.authenticatorAttachment
-        clientExtensionResults = json.clientExtensionResults ?? [:]
+        self.init(
+            credentialID: credentialID, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
+            signature: signature, userHandle: userHandle, authenticatorAttachment: json.authenticatorAttachment,
+            clientExtensionResults: json.clientExtensionResults ?? [:])
+    }
+
+    init(
+        credentialID: [UInt8], clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
+        userHandle: [UInt8]?, authenticatorAttachment: String?, clientExtensionResults: [String: JSONValue]
+    ) {
+        self.credentialID = credentialID
+        self.clientDataJSON = clientDataJSON
+        self.authenticatorData = authenticatorData
+        self.signature = signature
+        self.userHandle = userHandle
+        self.authenticatorAttachment = authenticatorAttachment
+        self.clientExtensionResults = clientExtensionResults
         // Parsed once here so the challenge can be read for lookup; verification reports a parse failure at its
         // own step (§7.2 step 9).
-        let bytes = clientDataJSON
-        clientData = Result { () throws(WebAuthnError) in try CollectedClientData(json: bytes) }
+        clientData = Result { () throws(WebAuthnError) in try CollectedClientData(json: clientDataJSON) }
     }
 
     /// The challenge from clientDataJSON, for finding the pending ceremony. Unverified; nil when unreadable.
@@ -193,8 +206,19 @@ extension RelyingParty {
 
 extension UnverifiedAuthenticationResponse {
     /// Parses an `AuthenticationResponseJSON` body and checks its shape (§7.2 step 3).
+    ///
+    /// Plain bodies (ASCII, no escapes: what browsers and the platform APIs send) are read without building strings:
+    /// base64 members are decoded straight from the body. Anything else takes the strict general path; both give
+    /// the same result and the same errors.
     /// - Throws: `malformedResponse` for JSON or shape errors, then as ``init(_:)``.
     public init(jsonBytes: some Collection<UInt8>) throws(WebAuthnError) {
+        let fast = jsonBytes.withContiguousStorageIfAvailable { input in
+            Result { () throws(WebAuthnError) -> Self? in try Self.plain(input) }
+        }
+        if let fast, let value = try fast.get() {
+            self = value
+            return
+        }
         let json: AuthenticationResponseJSON
         do {
             json = try AuthenticationResponseJSON(jsonBytes: jsonBytes)
@@ -202,5 +226,80 @@ extension UnverifiedAuthenticationResponse {
             throw WebAuthnError(.malformedResponse, error.reason)
         }
         try self.init(json)
+    }
+
+    /// The plain-form reader; nil sends the body to the general path.
+    private static func plain(_ input: UnsafeBufferPointer<UInt8>) throws(WebAuthnError) -> Self? {
+        let parsed: JSONRawObject?
+        do {
+            parsed = try JSONRawObject.parse(input)
+        } catch {
+            throw WebAuthnError(.malformedResponse, "\(error)")
+        }
+        guard let object = parsed else { return nil }
+        func string(_ value: JSONRawObject.Value?, _ name: String) throws(WebAuthnError) -> Range<Int> {
+            guard case .string(let range)? = value else { throw WebAuthnError(.malformedResponse, "\(name) is missing or not a string") }
+            return range
+        }
+        func optionalString(_ value: JSONRawObject.Value?, _ name: String) throws(WebAuthnError) -> Range<Int>? {
+            switch value {
+            case nil, .null?: return nil
+            case .string(let range)?: return range
+            default: throw WebAuthnError(.malformedResponse, "\(name) is not a string")
+            }
+        }
+        func bytes(_ range: Range<Int>, _ name: String) throws(WebAuthnError) -> [UInt8] {
+            guard let bytes = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: input[range])) else {
+                throw WebAuthnError(.malformedBase64, "\(name) is not base64url")
+            }
+            return bytes
+        }
+        func nonEmptyBytes(_ range: Range<Int>, _ name: String) throws(WebAuthnError) -> [UInt8] {
+            let value = try bytes(range, name)
+            guard !value.isEmpty else { throw WebAuthnError(.malformedResponse, "\(name) is empty") }
+            return value
+        }
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: input[range]), as: UTF8.self) }
+
+        // Shape first (as the general path does), then the same checks in the same order.
+        let id = try string(object.member("id", in: input), "id")
+        let rawId = try string(object.member("rawId", in: input), "rawId")
+        let type = try string(object.member("type", in: input), "type")
+        guard case .object(let response)? = object.member("response", in: input) else {
+            throw WebAuthnError(.malformedResponse, "response is missing or not an object")
+        }
+        let clientDataRange = try string(response.member("clientDataJSON", in: input), "clientDataJSON")
+        let authenticatorDataRange = try string(response.member("authenticatorData", in: input), "authenticatorData")
+        let signatureRange = try string(response.member("signature", in: input), "signature")
+        let userHandleRange = try optionalString(response.member("userHandle", in: input), "userHandle")
+        let attachment = try optionalString(object.member("authenticatorAttachment", in: input), "authenticatorAttachment").map(text)
+        var extensions: [String: JSONValue] = [:]
+        switch object.member("clientExtensionResults", in: input) {
+        case nil, .null?: break
+        case .object(let nested)?:
+            do {
+                if case .object(let members) = try JSONReader.parse(UnsafeBufferPointer(rebasing: input[nested.range])) {
+                    extensions = members
+                }
+            } catch {
+                throw WebAuthnError(.malformedResponse, "clientExtensionResults: \(error)")
+            }
+        default: throw WebAuthnError(.malformedResponse, "clientExtensionResults is not an object")
+        }
+
+        guard text(type) == "public-key" else {
+            throw WebAuthnError(.invalidCredentialType, "credential type \(text(type).debugDescription)")
+        }
+        let credentialID = try nonEmptyBytes(rawId, "rawId")
+        guard try bytes(id, "id") == credentialID else { throw WebAuthnError(.credentialIDMismatch, "id and rawId differ") }
+        let clientDataJSON = try nonEmptyBytes(clientDataRange, "clientDataJSON")
+        let authenticatorData = try nonEmptyBytes(authenticatorDataRange, "authenticatorData")
+        let signature = try nonEmptyBytes(signatureRange, "signature")
+        var userHandle: [UInt8]?
+        if let userHandleRange, !userHandleRange.isEmpty { userHandle = try bytes(userHandleRange, "userHandle") }
+        return Self(
+            credentialID: credentialID, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
+            signature: signature, userHandle: userHandle, authenticatorAttachment: attachment,
+            clientExtensionResults: extensions)
     }
 }
