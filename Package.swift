@@ -25,6 +25,9 @@ let package = Package(
         .library(name: "WebAuthnCore", targets: ["WebAuthnCore"]),
         .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
     targets: [
         // MARK: C libraries (Debian packages)
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
@@ -34,7 +37,11 @@ let package = Package(
         // MARK: one Swift wrapper per C library
         .target(name: "CBORCodec", dependencies: ["CLibCBOR"], swiftSettings: wrapperSettings),
         .target(name: "COSECrypto", dependencies: ["COpenSSL", "CBORCodec"], swiftSettings: wrapperSettings),
-        .target(name: "LibPQ", dependencies: ["CLibPQ"], swiftSettings: wrapperSettings),
+        .target(
+            name: "LibPQ",
+            dependencies: ["CLibPQ", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: wrapperSettings
+        ),
 
         // MARK: ceremony engine
         .target(name: "WebAuthnModel", swiftSettings: strictSettings),
@@ -43,6 +50,9 @@ let package = Package(
             dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto"],
             swiftSettings: strictSettings
         ),
+
+        // MARK: storage
+        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
 
         // MARK: test support and tools
         .target(
@@ -60,6 +70,11 @@ let package = Package(
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PasskeyStoreTests",
+            dependencies: ["PasskeyStore", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "WebAuthnCoreTests",
             dependencies: ["WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "CBORCodec", "COSECrypto"],

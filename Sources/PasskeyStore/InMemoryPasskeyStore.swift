@@ -1,0 +1,106 @@
+public import Foundation
+public import WebAuthnCore
+import COSECrypto
+
+/// A `PasskeyStore` in memory, for tests and single-process development. Time comes from an injected clock.
+public actor InMemoryPasskeyStore: PasskeyStore {
+    private var users: [[UInt8]: StoredUser] = [:]
+    private var credentials: [[UInt8]: StoredCredential] = [:]
+    private var ceremonies: [[UInt8]: PendingCeremony] = [:]
+    private let now: @Sendable () -> Date
+
+    /// - Parameter now: the clock (expiry, timestamps).
+    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+        self.now = now
+    }
+
+    public func user(named name: String) -> StoredUser? { users.values.first { $0.name == name } }
+    public func user(handle: [UInt8]) -> StoredUser? { users[handle] }
+
+    public func credentials(ofUser handle: [UInt8]) -> [StoredCredential] {
+        credentials.values.filter { $0.record.userHandle == handle }.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    public func saveCeremony(_ ceremony: PendingCeremony) { ceremonies[ceremony.challenge] = ceremony }
+
+    public func takeCeremony(challenge: [UInt8], kind: CeremonyKind) -> PendingCeremony? {
+        guard let ceremony = ceremonies[challenge], ceremony.kind == kind else { return nil }
+        ceremonies[challenge] = nil
+        return ceremony.expiresAt > now() ? ceremony : nil
+    }
+
+    public func takeAuthentication(
+        challenge: [UInt8], credentialID: [UInt8]
+    ) -> (ceremony: PendingCeremony?, credential: StoredCredential?) {
+        (takeCeremony(challenge: challenge, kind: .authentication), credentials[credentialID])
+    }
+
+    public func register(
+        _ registration: VerifiedRegistration, nickname: String?
+    ) throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
+        guard credentials[registration.credentialID] == nil else {
+            throw StoreError(.duplicateCredential, "credential id already registered")
+        }
+        let entity = registration.user
+        let user: StoredUser
+        if let existing = users[entity.id] {
+            user = existing
+        } else {
+            guard self.user(named: entity.name) == nil else {
+                throw StoreError(.userConflict, "name taken by another user handle")
+            }
+            user = StoredUser(handle: entity.id, name: entity.name, displayName: entity.displayName, createdAt: now())
+            users[entity.id] = user
+        }
+        let credential = StoredCredential(
+            record: registration.credentialRecord, algorithm: registration.algorithm.rawValue, aaguid: registration.aaguid,
+            nickname: nickname, createdAt: now(), lastUsedAt: nil, attestationObject: registration.attestationObject,
+            clientDataJSON: registration.clientDataJSON)
+        credentials[credential.id] = credential
+        return (user, credential)
+    }
+
+    public func apply(_ update: CredentialUpdate) -> StoredCredential? {
+        guard var credential = credentials[update.credentialID] else { return nil }
+        // A lower counter means a concurrent finish got there first: that update is stale and only its use counts.
+        if update.signCount >= credential.record.signCount {
+            credential.record.signCount = update.signCount
+            credential.record.backupState = update.backupState
+        }
+        credential.record.uvInitialized = credential.record.uvInitialized || update.uvInitialized
+        credential.lastUsedAt = now()
+        credentials[update.credentialID] = credential
+        return credential
+    }
+
+    public func listUsers(nameFilter: String?, limit: Int, after: String?) -> [StoredUser] {
+        users.values
+            .filter { user in nameFilter.map { user.name.contains($0) } ?? true }
+            .filter { user in after.map { user.name > $0 } ?? true }
+            .sorted { $0.name < $1.name }
+            .prefix(max(0, limit))
+            .map { $0 }
+    }
+
+    public func credential(id: [UInt8]) -> StoredCredential? { credentials[id] }
+
+    public func renameCredential(id: [UInt8], nickname: String?) -> StoredCredential? {
+        credentials[id]?.nickname = nickname
+        return credentials[id]
+    }
+
+    public func deleteCredential(id: [UInt8]) -> Bool { credentials.removeValue(forKey: id) != nil }
+
+    public func deleteUser(handle: [UInt8]) -> Bool {
+        guard users.removeValue(forKey: handle) != nil else { return false }
+        credentials = credentials.filter { $0.value.record.userHandle != handle }
+        return true
+    }
+
+    public func purgeExpiredCeremonies() -> Int {
+        let before = ceremonies.count
+        let current = now()
+        ceremonies = ceremonies.filter { $0.value.expiresAt > current }
+        return before - ceremonies.count
+    }
+}

@@ -1,0 +1,142 @@
+public import Foundation
+public import WebAuthnCore
+
+/// An account.
+public struct StoredUser: Sendable, Hashable {
+    /// The WebAuthn user handle (1...64 random bytes).
+    public let handle: [UInt8]
+    public let name: String
+    public let displayName: String
+    public let createdAt: Date
+
+    public init(handle: [UInt8], name: String, displayName: String, createdAt: Date) {
+        self.handle = handle
+        self.name = name
+        self.displayName = displayName
+        self.createdAt = createdAt
+    }
+}
+
+/// A registered credential with its bookkeeping.
+public struct StoredCredential: Sendable, Hashable {
+    /// What the engine needs to verify assertions.
+    public var record: CredentialRecord
+    public var algorithm: Int
+    public var aaguid: [UInt8]
+    public var nickname: String?
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+    /// The raw attestation object and clientDataJSON from registration (audit, re-verification).
+    public var attestationObject: [UInt8]
+    public var clientDataJSON: [UInt8]
+
+    public var id: [UInt8] { record.id }
+
+    public init(
+        record: CredentialRecord, algorithm: Int, aaguid: [UInt8], nickname: String?, createdAt: Date, lastUsedAt: Date?,
+        attestationObject: [UInt8], clientDataJSON: [UInt8]
+    ) {
+        self.record = record
+        self.algorithm = algorithm
+        self.aaguid = aaguid
+        self.nickname = nickname
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.attestationObject = attestationObject
+        self.clientDataJSON = clientDataJSON
+    }
+}
+
+/// Which ceremony a pending challenge belongs to.
+public enum CeremonyKind: String, Sendable, Hashable, Codable {
+    case registration, authentication
+}
+
+/// A begun ceremony waiting for its finish: keyed by its challenge, single use, expiring.
+public struct PendingCeremony: Sendable, Hashable {
+    public let challenge: [UInt8]
+    public let kind: CeremonyKind
+    /// The user the ceremony is for, when known.
+    public let userHandle: [UInt8]?
+    /// The engine's state value, encoded by the caller (`RegistrationState` / `AuthenticationState`).
+    public let state: [UInt8]
+    public let expiresAt: Date
+
+    public init(challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, state: [UInt8], expiresAt: Date) {
+        self.challenge = challenge
+        self.kind = kind
+        self.userHandle = userHandle
+        self.state = state
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The one error type of the storage layer; equality compares only the code.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+        /// The credential id is already registered (to any user): §7.1 step 26.
+        public static let duplicateCredential = Code(rawValue: "credential_already_registered")
+        /// A concurrent registration claimed the same user name with another user handle.
+        public static let userConflict = Code(rawValue: "user_conflict")
+        /// The database cannot be reached or failed; the operation did not happen.
+        public static let unavailable = Code(rawValue: "storage_unavailable")
+    }
+
+    public let code: Code
+    /// Detail for logs only.
+    public let reason: String
+
+    public init(_ code: Code, _ reason: String = "") {
+        self.code = code
+        self.reason = reason
+    }
+
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
+    public var description: String { code.rawValue }
+}
+
+/// Persistence for users, credentials and pending ceremonies. Implementations: ``InMemoryPasskeyStore`` (tests,
+/// single-process development) and the PostgreSQL store (any number of instances sharing one database).
+///
+/// Every method is atomic. Single use and expiry of ceremonies are the store's job: a ceremony is returned by
+/// `take…` at most once, and never after it expired.
+public protocol PasskeyStore: Sendable {
+    func user(named name: String) async throws(StoreError) -> StoredUser?
+    func user(handle: [UInt8]) async throws(StoreError) -> StoredUser?
+    func credentials(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredCredential]
+
+    /// Records a begun ceremony.
+    func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError)
+    /// Removes and returns the unexpired ceremony with this challenge and kind (single use; nil if unknown,
+    /// expired, of the other kind, or already taken).
+    func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony?
+    /// Authentication finish in one step: takes the ceremony (as ``takeCeremony(challenge:kind:)``) and loads the
+    /// credential. The ceremony is consumed even when the credential is unknown.
+    func takeAuthentication(
+        challenge: [UInt8], credentialID: [UInt8]
+    ) async throws(StoreError) -> (ceremony: PendingCeremony?, credential: StoredCredential?)
+
+    /// Stores a verified registration: creates the user if new, inserts the credential. A credential id that is
+    /// already registered throws `duplicateCredential` and changes nothing.
+    func register(
+        _ registration: VerifiedRegistration, nickname: String?
+    ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential)
+    /// Applies an assertion's update: counter and backup state are written unless the update is stale (its counter
+    /// is below the stored one because a concurrent finish got there first); last use is always recorded, and
+    /// uvInitialized only ever turns true. Returns the credential as stored afterwards, nil if it no longer exists.
+    func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential?
+
+    // MARK: administration
+    /// Users ordered by name, optionally those whose name contains `nameFilter`, after the name `after`.
+    func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser]
+    func credential(id: [UInt8]) async throws(StoreError) -> StoredCredential?
+    func renameCredential(id: [UInt8], nickname: String?) async throws(StoreError) -> StoredCredential?
+    func deleteCredential(id: [UInt8]) async throws(StoreError) -> Bool
+    /// Deletes a user and all their credentials.
+    func deleteUser(handle: [UInt8]) async throws(StoreError) -> Bool
+    /// Deletes expired ceremonies; returns how many.
+    func purgeExpiredCeremonies() async throws(StoreError) -> Int
+}

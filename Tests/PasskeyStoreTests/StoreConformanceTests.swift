@@ -1,0 +1,188 @@
+import Foundation
+import PasskeyStore
+import Testing
+import WebAuthnCore
+import WebAuthnModel
+import WebAuthnTestSupport
+
+/// A store under test, with a clock the test can move (stores that use database time ignore it and are given
+/// ceremonies whose expiry is already in the past instead).
+struct StoreUnderTest: CustomTestStringConvertible, Sendable {
+    let name: String
+    let make: @Sendable () async throws -> any PasskeyStore
+    var testDescription: String { name }
+
+    /// The stores the suite runs against. The PostgreSQL store joins this list when it lands.
+    static let all: [StoreUnderTest] = [
+        StoreUnderTest(name: "in-memory") { InMemoryPasskeyStore() },
+    ]
+}
+
+/// Verified registrations from the software authenticator, for feeding stores.
+enum Registrations {
+    static let origin = "https://store.passkeyd.test"
+    static let rp = RelyingParty(id: "store.passkeyd.test", name: "store tests", allowedOrigins: [origin])
+
+    static func make(handle: [UInt8], name: String, signCount: UInt32 = 0) throws -> VerifiedRegistration {
+        try makeWithAuthenticator(handle: handle, name: name, signCount: signCount).registration
+    }
+
+    static func makeWithAuthenticator(
+        handle: [UInt8], name: String, signCount: UInt32 = 0
+    ) throws -> (registration: VerifiedRegistration, credential: SoftCredential) {
+        let user = try UserEntity(id: handle, name: name, displayName: name.capitalized)
+        let now = Date()
+        let (options, state) = rp.beginRegistration(user: user, excludeCredentials: [], now: now)
+        var knobs = RegistrationKnobs(origin: origin)
+        knobs.signCount = signCount
+        knobs.backupEligible = true
+        let (response, credential) = try SoftAuthenticator.register(options: options, knobs: knobs)
+        return (try rp.finishRegistration(response, state: state, now: now), credential)
+    }
+
+    /// A real engine-made update: one assertion with the counter moved by `increment`, verified against `record`.
+    static func update(
+        _ credential: inout SoftCredential, record: CredentialRecord, increment: UInt32, backedUp: Bool
+    ) throws -> CredentialUpdate {
+        let now = Date()
+        let (options, state) = rp.beginAuthentication(allowCredentials: [], userHandle: nil, now: now)
+        var knobs = AssertionKnobs(origin: origin)
+        knobs.signCountOverride = record.signCount + increment
+        knobs.backupState = backedUp
+        let json = try SoftAuthenticator.authenticate(options: options, credential: &credential, knobs: knobs)
+        return try rp.finishAuthentication(UnverifiedAuthenticationResponse(json), state: state, credential: record, now: now).update
+    }
+
+    static func handle(_ byte: UInt8) -> [UInt8] { Array(repeating: byte, count: 32) }
+}
+
+@Suite("PasskeyStore conformance")
+struct StoreConformanceTests {
+    @Test(arguments: StoreUnderTest.all)
+    func registerCreatesUserAndCredential(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let first = try Registrations.make(handle: Registrations.handle(1), name: "alice")
+        let (user, credential) = try await store.register(first, nickname: "laptop")
+        #expect(user.name == "alice" && user.handle == Registrations.handle(1))
+        #expect(credential.nickname == "laptop" && credential.id == first.credentialID && credential.lastUsedAt == nil)
+        #expect(try await store.user(named: "alice") == user)
+        #expect(try await store.user(handle: user.handle) == user)
+        // A second credential for the same user.
+        let second = try Registrations.make(handle: Registrations.handle(1), name: "alice")
+        _ = try await store.register(second, nickname: nil)
+        #expect(try await store.credentials(ofUser: user.handle).map(\.id).sorted { $0.lexicographicallyPrecedes($1) }
+            == [first.credentialID, second.credentialID].sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(try await store.credential(id: first.credentialID)?.record == first.credentialRecord)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func duplicateCredentialChangesNothing(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let registration = try Registrations.make(handle: Registrations.handle(2), name: "bob")
+        _ = try await store.register(registration, nickname: "one")
+        await #expect(throws: StoreError(.duplicateCredential)) { try await store.register(registration, nickname: "two") }
+        #expect(try await store.credential(id: registration.credentialID)?.nickname == "one")
+        #expect(try await store.credentials(ofUser: Registrations.handle(2)).count == 1)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func sameNameOtherHandleConflicts(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(3), name: "carol"), nickname: nil)
+        let rival = try Registrations.make(handle: Registrations.handle(4), name: "carol")
+        await #expect(throws: StoreError(.userConflict)) { try await store.register(rival, nickname: nil) }
+        #expect(try await store.credential(id: rival.credentialID) == nil)
+        #expect(try await store.user(handle: Registrations.handle(4)) == nil)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func ceremoniesAreSingleUse(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let challenge = Array(repeating: UInt8(9), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .registration, userHandle: nil, state: [1, 2], expiresAt: Date().addingTimeInterval(300)))
+        #expect(try await store.takeCeremony(challenge: challenge, kind: .authentication) == nil, "the other kind does not match")
+        let taken = try await store.takeCeremony(challenge: challenge, kind: .registration)
+        #expect(taken?.state == [1, 2])
+        #expect(try await store.takeCeremony(challenge: challenge, kind: .registration) == nil, "single use")
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func expiredCeremoniesAreNotReturnedAndArePurged(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let stale = Array(repeating: UInt8(7), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: stale, kind: .authentication, userHandle: nil, state: [], expiresAt: Date().addingTimeInterval(-1)))
+        try await store.saveCeremony(PendingCeremony(challenge: stale.map { $0 ^ 1 }, kind: .authentication, userHandle: nil, state: [], expiresAt: Date().addingTimeInterval(-1)))
+        #expect(try await store.takeCeremony(challenge: stale, kind: .authentication) == nil)
+        #expect(try await store.purgeExpiredCeremonies() == 1)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func concurrentTakesSucceedOnce(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let challenge = Array(repeating: UInt8(5), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [], expiresAt: Date().addingTimeInterval(300)))
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<16 { group.addTask { try await store.takeCeremony(challenge: challenge, kind: .authentication) != nil } }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func takeAuthenticationConsumesEvenForUnknownCredentials(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let registration = try Registrations.make(handle: Registrations.handle(6), name: "dave")
+        _ = try await store.register(registration, nickname: nil)
+        let challenge = Array(repeating: UInt8(6), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [3], expiresAt: Date().addingTimeInterval(300)))
+        let unknown = try await store.takeAuthentication(challenge: challenge, credentialID: [1, 2, 3])
+        #expect(unknown.ceremony?.state == [3] && unknown.credential == nil)
+        let again = try await store.takeAuthentication(challenge: challenge, credentialID: registration.credentialID)
+        #expect(again.ceremony == nil && again.credential?.id == registration.credentialID)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func updatesNeverMoveTheCounterBackwards(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(8), name: "erin", signCount: 10)
+        _ = try await store.register(registration, nickname: nil)
+        let record = registration.credentialRecord
+        // Two assertions verified against the same stored counter (10), applied out of order.
+        let eleven = try Registrations.update(&authenticator, record: record, increment: 1, backedUp: false)
+        let twelve = try Registrations.update(&authenticator, record: record, increment: 2, backedUp: true)
+        let raised = try await store.apply(twelve)
+        #expect(raised?.record.signCount == 12 && raised?.record.backupState == true && raised?.lastUsedAt != nil)
+        let late = try await store.apply(eleven)
+        #expect(late?.record.signCount == 12, "a lower counter is never written")
+        #expect(late?.record.backupState == true, "a stale update does not overwrite the backup state")
+        #expect(late?.record.uvInitialized == true, "uvInitialized never goes back to false")
+        _ = try await store.deleteCredential(id: registration.credentialID)
+        #expect(try await store.apply(twelve) == nil)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func administration(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        for (index, name) in ["zoe", "adam", "mia", "adele"].enumerated() {
+            _ = try await store.register(try Registrations.make(handle: Registrations.handle(UInt8(20 + index)), name: name), nickname: nil)
+        }
+        #expect(try await store.listUsers(nameFilter: nil, limit: 10, after: nil).map(\.name) == ["adam", "adele", "mia", "zoe"])
+        #expect(try await store.listUsers(nameFilter: nil, limit: 2, after: nil).map(\.name) == ["adam", "adele"])
+        #expect(try await store.listUsers(nameFilter: nil, limit: 2, after: "adele").map(\.name) == ["mia", "zoe"])
+        #expect(try await store.listUsers(nameFilter: "ad", limit: 10, after: nil).map(\.name) == ["adam", "adele"])
+
+        let zoe = Registrations.handle(20)
+        let credentialID = try #require(try await store.credentials(ofUser: zoe).first?.id)
+        #expect(try await store.renameCredential(id: credentialID, nickname: "yubikey")?.nickname == "yubikey")
+        #expect(try await store.renameCredential(id: [0xEE], nickname: "x") == nil)
+        #expect(try await store.deleteCredential(id: credentialID))
+        #expect(try await store.deleteCredential(id: credentialID) == false)
+
+        let mia = Registrations.handle(22)
+        let miaCredential = try #require(try await store.credentials(ofUser: mia).first?.id)
+        #expect(try await store.deleteUser(handle: mia))
+        #expect(try await store.user(handle: mia) == nil)
+        #expect(try await store.credential(id: miaCredential) == nil, "credentials go with their user")
+        #expect(try await store.deleteUser(handle: mia) == false)
+    }
+}
