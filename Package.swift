@@ -27,6 +27,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -54,6 +55,17 @@ let package = Package(
         // MARK: storage
         .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
 
+        // MARK: HTTP (thin: routes, JSON bodies, error mapping)
+        .target(
+            name: "PasskeyHTTP",
+            dependencies: [
+                "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: test support and tools
         .target(
             name: "WebAuthnTestSupport",
@@ -70,6 +82,14 @@ let package = Package(
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PasskeyHTTPTests",
+            dependencies: [
+                "PasskeyHTTP", "PasskeyStore", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PasskeyStoreTests",
             dependencies: ["PasskeyStore", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport"],

@@ -43,6 +43,8 @@ public struct RegistrationKnobs: Sendable {
     public var signCount: UInt32 = 0
     public var aaguid: [UInt8] = Array(repeating: 0x5A, count: 16)
     public var credentialIDLength = 32
+    /// Uses this credential id (e.g. to register the same id twice).
+    public var credentialID: [UInt8]?
     /// Uses this RP ID for rpIdHash instead of the one in the options.
     public var rpIDOverride: String?
     /// Writes `fmt` as this value (the statement stays as the real format produced it).
@@ -133,7 +135,7 @@ public enum SoftAuthenticator {
             aaguid = Array(repeating: 0, count: 16)
         }
         let key = try PrivateKey.generate(for: algorithm)
-        let credentialID = SecureRandom.bytes(count: knobs.credentialIDLength)
+        let credentialID = knobs.credentialID ?? SecureRandom.bytes(count: knobs.credentialIDLength)
         var coseKey = key.coseKey(algorithm: algorithm)
         if let mutate = knobs.mutateCOSEKey { coseKey = mutate(coseKey) }
         let coseBytes = CBOREncoder.encode(coseKey)

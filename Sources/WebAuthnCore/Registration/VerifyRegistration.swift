@@ -203,3 +203,11 @@ extension RelyingParty {
         return value
     }
 }
+
+extension RegistrationResponseJSON {
+    /// The challenge in clientDataJSON, for finding the pending ceremony. Unverified; nil when unreadable.
+    public var unverifiedChallenge: [UInt8]? {
+        guard let bytes = Base64URL.decode(response.clientDataJSON) else { return nil }
+        return (try? CollectedClientData(json: bytes))?.challengeBytes
+    }
+}

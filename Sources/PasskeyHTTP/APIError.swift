@@ -1,0 +1,56 @@
+import PasskeyStore
+import WebAuthnCore
+
+/// An error as clients see it: a 4xx/5xx status and a stable snake_case code. Details stay in the logs.
+public struct APIError: Error, Sendable, Equatable {
+    public let status: Int
+    public let code: String
+    public let message: String
+
+    public init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    static let malformedJSON = APIError(status: 400, code: "malformed_json", message: "The request body is not the expected JSON.")
+    static let bodyTooLarge = APIError(status: 413, code: "body_too_large", message: "The request body is too large.")
+    static let unauthorized = APIError(status: 401, code: "unauthorized", message: "A valid API key is required.")
+    static let challengeUnknown = APIError(
+        status: 400, code: "challenge_unknown_or_expired",
+        message: "No pending ceremony has this challenge: it is unknown, expired or already used.")
+    static let credentialUnknown = APIError(status: 404, code: "credential_unknown", message: "The credential is not registered.")
+    static let internalError = APIError(status: 500, code: "internal_error", message: "The request failed.")
+
+    /// Engine failures: malformed input is 400, an expired ceremony 410, anything else a failed verification (422).
+    init(_ error: WebAuthnError) {
+        let status: Int
+        switch error.code {
+        case .malformedResponse, .malformedBase64, .malformedClientData, .malformedAttestationObject,
+            .malformedAuthenticatorData, .invalidCredentialType, .invalidUserEntity:
+            status = 400
+        case .challengeExpired:
+            status = 410
+        default:
+            status = 422
+        }
+        self.init(status: status, code: error.code.rawValue, message: "The ceremony failed verification.")
+    }
+
+    /// Storage failures.
+    init(_ error: StoreError) {
+        switch error.code {
+        case .duplicateCredential:
+            self.init(status: 409, code: error.code.rawValue, message: "This credential is already registered.")
+        case .userConflict:
+            self.init(status: 409, code: error.code.rawValue, message: "The user changed during registration; start again.")
+        default:
+            self.init(status: 503, code: error.code.rawValue, message: "Storage is unavailable; try again.")
+        }
+    }
+
+    /// `{"error":{"code":...,"message":...}}`
+    var jsonBody: [UInt8] {
+        Array("{\"error\":{\"code\":\"\(code)\",\"message\":\"\(message)\"}}".utf8)
+    }
+}

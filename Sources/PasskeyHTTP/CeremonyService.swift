@@ -1,0 +1,118 @@
+import COSECrypto
+public import Foundation
+public import PasskeyStore
+public import WebAuthnCore
+public import WebAuthnModel
+
+/// The ceremonies as the API runs them: engine + store, no HTTP. Routes only parse, call and serialise.
+public struct CeremonyService: Sendable {
+    public let relyingParty: RelyingParty
+    public let store: any PasskeyStore
+    let keyCache: PublicKeyCache
+    let challengeSource: any ChallengeSource
+    let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - relyingParty: identity and policies.
+    ///   - store: persistence.
+    ///   - challengeSource: randomness (injectable for tests).
+    ///   - now: the clock.
+    public init(
+        relyingParty: RelyingParty, store: any PasskeyStore, challengeSource: any ChallengeSource = SystemChallengeSource(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.relyingParty = relyingParty
+        self.store = store
+        self.keyCache = PublicKeyCache(capacity: 100_000)
+        self.challengeSource = challengeSource
+        self.now = now
+    }
+
+    // MARK: registration
+
+    /// Begins a registration for `name`: a known user keeps their handle and gets their credentials excluded; a
+    /// new one gets a fresh random 32-byte handle.
+    public func beginRegistration(
+        name: String, displayName: String, request: RegistrationRequest
+    ) async throws -> CreationOptionsJSON {
+        let existing = try await store.user(named: name)
+        let handle = existing?.handle ?? SecureRandom.bytes(count: 32)
+        let user = try UserEntity(id: handle, name: name, displayName: existing?.displayName ?? displayName)
+        var exclude: [StoredCredential] = []
+        if let existing { exclude = try await store.credentials(ofUser: existing.handle) }
+        let (options, state) = relyingParty.beginRegistration(
+            user: user, excludeCredentials: exclude.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) },
+            request: request, challengeSource: challengeSource, now: now())
+        try await store.saveCeremony(
+            PendingCeremony(
+                challenge: state.challenge, kind: .registration, userHandle: handle,
+                state: Array(try JSONEncoder().encode(state)), expiresAt: state.expiresAt))
+        return options
+    }
+
+    /// Finishes a registration: consumes the ceremony (also when verification fails), verifies, stores.
+    public func finishRegistration(
+        _ response: RegistrationResponseJSON, nickname: String?
+    ) async throws -> (user: StoredUser, credential: StoredCredential, verified: VerifiedRegistration) {
+        guard let challenge = response.unverifiedChallenge else {
+            throw WebAuthnError(.malformedClientData, "no readable challenge")
+        }
+        guard let ceremony = try await store.takeCeremony(challenge: challenge, kind: .registration) else {
+            throw APIError.challengeUnknown
+        }
+        let state = try JSONDecoder().decode(RegistrationState.self, from: Data(ceremony.state))
+        let verified = try relyingParty.finishRegistration(response, state: state, now: now())
+        let (user, credential) = try await store.register(verified, nickname: nickname)
+        return (user, credential, verified)
+    }
+
+    // MARK: authentication
+
+    /// Begins an authentication: with a user name, for that user's credentials; without, a discoverable request.
+    /// An unknown name gets options indistinguishable in shape from a known one (no allowCredentials leak).
+    public func beginAuthentication(
+        name: String?, userVerification: UserVerificationRequirement?
+    ) async throws -> RequestOptionsJSON {
+        var allow: [CredentialDescriptor] = []
+        var handle: [UInt8]?
+        if let name, let user = try await store.user(named: name) {
+            handle = user.handle
+            allow = try await store.credentials(ofUser: user.handle).map {
+                CredentialDescriptor(id: $0.id, transports: $0.record.transports)
+            }
+        }
+        if name != nil, handle == nil {
+            // Unknown user: a random handle that owns nothing, and one imaginary credential id.
+            handle = SecureRandom.bytes(count: 32)
+            allow = [CredentialDescriptor(id: SecureRandom.bytes(count: 32))]
+        }
+        let (options, state) = relyingParty.beginAuthentication(
+            allowCredentials: allow, userHandle: handle, userVerification: userVerification,
+            challengeSource: challengeSource, now: now())
+        try await store.saveCeremony(
+            PendingCeremony(
+                challenge: state.challenge, kind: .authentication, userHandle: handle,
+                state: Array(try JSONEncoder().encode(state)), expiresAt: state.expiresAt))
+        return options
+    }
+
+    /// Finishes an authentication: one store call consumes the ceremony and loads the credential, then the
+    /// engine verifies, then the update is applied.
+    public func finishAuthentication(
+        _ response: UnverifiedAuthenticationResponse
+    ) async throws -> (user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication) {
+        guard let challenge = response.challenge else {
+            throw WebAuthnError(.malformedClientData, "no readable challenge")
+        }
+        let (ceremony, stored) = try await store.takeAuthentication(challenge: challenge, credentialID: response.credentialID)
+        guard let ceremony else { throw APIError.challengeUnknown }
+        guard let stored else { throw APIError.credentialUnknown }
+        let state = try JSONDecoder().decode(AuthenticationState.self, from: Data(ceremony.state))
+        let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
+        let verified = try relyingParty.finishAuthentication(
+            response, state: state, credential: stored.record, publicKey: key, now: now())
+        let updated = try await store.apply(verified.update) ?? stored
+        let user = try await store.user(handle: stored.record.userHandle)
+        return (user, updated, verified)
+    }
+}

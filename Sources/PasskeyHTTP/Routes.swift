@@ -1,0 +1,201 @@
+import COSECrypto
+public import Foundation
+public import Hummingbird
+import NIOCore
+import PasskeyStore
+import WebAuthnCore
+import WebAuthnModel
+
+/// HTTP settings.
+public struct HTTPConfiguration: Sendable {
+    /// Bearer keys accepted on the ceremony endpoints; none = open (local development).
+    public var apiKeys: [String]
+    /// Largest accepted request body (real attestations with chains are a few KiB).
+    public var maxBodyBytes: Int
+
+    public init(apiKeys: [String] = [], maxBodyBytes: Int = 64 * 1024) {
+        self.apiKeys = apiKeys
+        self.maxBodyBytes = maxBodyBytes
+    }
+}
+
+/// Builds the router: `/v1/registration/{begin,finish}`, `/v1/authentication/{begin,finish}`, `/healthz`.
+public func buildRouter(service: CeremonyService, configuration: HTTPConfiguration = .init()) -> Router<BasicRequestContext> {
+    let router = Router()
+    let api = API(service: service, configuration: configuration)
+    router.get("/healthz") { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
+    router.post("/v1/registration/begin") { request, context in await api.handle(request) { try await api.registrationBegin($0) } }
+    router.post("/v1/registration/finish") { request, context in await api.handle(request) { try await api.registrationFinish($0) } }
+    router.post("/v1/authentication/begin") { request, context in await api.handle(request) { try await api.authenticationBegin($0) } }
+    router.post("/v1/authentication/finish") { request, context in await api.handle(request) { try await api.authenticationFinish($0) } }
+    return router
+}
+
+/// Request handling shared by the routes.
+struct API: Sendable {
+    let service: CeremonyService
+    let configuration: HTTPConfiguration
+    /// SHA-256 of each API key, compared in constant time.
+    let keyDigests: [[UInt8]]
+
+    init(service: CeremonyService, configuration: HTTPConfiguration) {
+        self.service = service
+        self.configuration = configuration
+        self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
+    }
+
+    /// Authenticates, reads the body (capped), runs `body`, and turns every failure into a JSON error response.
+    func handle(_ request: Request, _ body: @Sendable ([UInt8]) async throws -> Response) async -> Response {
+        do {
+            try authorize(request)
+            var request = request
+            let buffer: ByteBuffer
+            do {
+                buffer = try await request.collectBody(upTo: configuration.maxBodyBytes)
+            } catch {
+                throw APIError.bodyTooLarge
+            }
+            return try await body(Array(buffer.readableBytesView))
+        } catch let error as APIError {
+            return failure(error)
+        } catch let error as WebAuthnError {
+            return failure(APIError(error))
+        } catch let error as StoreError {
+            return failure(APIError(error))
+        } catch is DecodingError {
+            return failure(.malformedJSON)
+        } catch {
+            return failure(.internalError)
+        }
+    }
+
+    func authorize(_ request: Request) throws {
+        guard !keyDigests.isEmpty else { return }
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
+        let presented = Digest.sha256(Array(header.dropFirst("Bearer ".count).utf8))
+        var match = false
+        for digest in keyDigests where constantTimeEquals(digest, presented) { match = true }
+        guard match else { throw APIError.unauthorized }
+    }
+
+    func failure(_ error: APIError) -> Response {
+        rawJSON(status: HTTPResponse.Status(code: error.status), error.jsonBody)
+    }
+
+    func rawJSON(status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    func json(status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
+        rawJSON(status: status, Array(try Self.encoder.encode(value)))
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    /// The top-level object of a request body.
+    func object(_ body: [UInt8]) throws -> [String: JSONValue] {
+        guard case .object(let members) = try? JSONReader.parse(body) else { throw APIError.malformedJSON }
+        return members
+    }
+
+    /// Decodes a member through Codable (begin requests are small and off the hot path).
+    func decode<T: Decodable>(_ type: T.Type, _ value: JSONValue?) throws -> T? {
+        guard let value, value != .null else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value))
+        } catch {
+            throw APIError.malformedJSON
+        }
+    }
+
+    // MARK: routes
+
+    func registrationBegin(_ body: [UInt8]) async throws -> Response {
+        let members = try object(body)
+        guard case .object(let user)? = members["user"], case .string(let name)? = user["name"], !name.isEmpty,
+            name.utf8.count <= 256
+        else { throw APIError(status: 400, code: "malformed_json", message: "user.name is required (1-256 bytes).") }
+        let displayName: String
+        switch user["displayName"] {
+        case nil, .null?: displayName = name
+        case .string(let value)? where value.utf8.count <= 256: displayName = value
+        default: throw APIError(status: 400, code: "malformed_json", message: "user.displayName must be a string of at most 256 bytes.")
+        }
+        let request = RegistrationRequest(
+            authenticatorSelection: try decode(AuthenticatorSelectionJSON.self, members["authenticatorSelection"]),
+            attestation: try decode(String.self, members["attestation"]), hints: try decode([String].self, members["hints"]),
+            extensions: try decode([String: JSONValue].self, members["extensions"]))
+        let options = try await service.beginRegistration(name: name, displayName: displayName, request: request)
+        return try json(status: .ok, ["publicKey": options])
+    }
+
+    func registrationFinish(_ body: [UInt8]) async throws -> Response {
+        let members = try object(body)
+        guard let credentialValue = members["credential"] else { throw APIError.malformedJSON }
+        let response: RegistrationResponseJSON
+        do {
+            response = try RegistrationResponseJSON(json: credentialValue)
+        } catch {
+            throw WebAuthnError(.malformedResponse, error.reason)
+        }
+        let nickname: String?
+        switch members["nickname"] {
+        case nil, .null?: nickname = nil
+        case .string(let value)? where value.utf8.count <= 256: nickname = value
+        default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes.")
+        }
+        let (user, credential, verified) = try await service.finishRegistration(response, nickname: nickname)
+        return try json(status: .created, RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified)))
+    }
+
+    func authenticationBegin(_ body: [UInt8]) async throws -> Response {
+        let members = body.isEmpty ? [:] : try object(body)
+        var name: String?
+        switch members["user"] {
+        case nil, .null?: break
+        case .object(let user)?:
+            guard case .string(let value)? = user["name"], !value.isEmpty else { throw APIError.malformedJSON }
+            name = value
+        default: throw APIError.malformedJSON
+        }
+        var userVerification: UserVerificationRequirement?
+        if let value = members["userVerification"] {
+            guard case .string(let text) = value, let requirement = UserVerificationRequirement(rawValue: text) else {
+                throw APIError.malformedJSON
+            }
+            userVerification = requirement
+        }
+        let options = try await service.beginAuthentication(name: name, userVerification: userVerification)
+        return try json(status: .ok, ["publicKey": options])
+    }
+
+    func authenticationFinish(_ body: [UInt8]) async throws -> Response {
+        let response = try body.withUnsafeBufferPointer { input throws -> UnverifiedAuthenticationResponse in
+            // Hot path: find the credential object without building the body's tree, then read it in place.
+            if let object = try? JSONRawObject.parse(input), case .object(let credential)? = object.member("credential", in: input) {
+                return try UnverifiedAuthenticationResponse(jsonBytes: UnsafeBufferPointer(rebasing: input[credential.range]))
+            }
+            guard case .object(let members) = try? JSONReader.parse(input), let credential = members["credential"] else {
+                throw APIError.malformedJSON
+            }
+            do {
+                return try UnverifiedAuthenticationResponse(AuthenticationResponseJSON(json: credential))
+            } catch let error as JSONShapeError {
+                throw WebAuthnError(.malformedResponse, error.reason)
+            }
+        }
+        let (user, credential, verified) = try await service.finishAuthentication(response)
+        return try json(
+            status: .ok,
+            AuthenticationResult(
+                user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil),
+                userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue))
+    }
+}
