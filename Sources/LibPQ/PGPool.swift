@@ -1,0 +1,401 @@
+public import NIOPosix
+internal import Synchronization
+
+/// Counters describing a ``PGPool``, for metrics export.
+public struct PGPoolStats: Sendable, Hashable {
+    /// The maximum number of connections (fixed at init).
+    public var size: Int
+    /// Connections currently open (leased or idle).
+    public var open: Int
+    /// Connections currently leased to a `withConnection`/`withTransaction` body.
+    public var inUse: Int
+    /// Callers waiting for a connection because all ``size`` are leased.
+    public var waiting: Int
+    /// Successful connection attempts since the pool was created.
+    public var totalConnects: Int
+    /// Failures since the pool was created: failed connection attempts, plus connections discarded because
+    /// a call on them failed with a connection-level error or a validation query failed.
+    public var totalFailures: Int
+}
+
+/// A statement prepared lazily, once per physical connection, and run with ``PGPool/executePrepared(_:_:)``
+/// or ``PGConnection/executePrepared(_:_:)``.
+///
+/// The value only describes the statement: the first use on a connection runs `PQprepare`, later uses on that
+/// connection only `PQexecPrepared`. After a reconnect (the pool replaces a broken connection) the statement is
+/// prepared again on the new connection.
+///
+/// The ``name`` identifies the statement on every connection: two statements with one name but different SQL
+/// are a programming error (the first one prepared on a connection wins). Use a fixed, descriptive name per
+/// call site, e.g. `"credentials_by_id"`.
+public struct PGPreparedStatement: Sendable, Hashable {
+    /// The server-side statement name.
+    public let name: String
+    /// The SQL text with `$n` placeholders. Trusted text: it must contain no values.
+    public let sql: String
+    /// The parameters' types; bindings are checked against them before sending.
+    public let parameterTypes: [PGType]
+    /// Whether running the statement twice is harmless (a read). Only then does
+    /// ``PGPool/executePrepared(_:_:)`` retry it, once, after a connection-level error.
+    public let isIdempotent: Bool
+
+    /// Describes a prepared statement.
+    /// - Parameters:
+    ///   - name: The server-side name, unique per statement across the process.
+    ///   - sql: The SQL text with `$1`, `$2`, ... placeholders.
+    ///   - parameterTypes: One type per placeholder.
+    ///   - isIdempotent: `true` only for statements that are safe to run twice (reads). Default `false`.
+    public init(name: String, sql: String, parameterTypes: [PGType], isIdempotent: Bool = false) {
+        self.name = name
+        self.sql = sql
+        self.parameterTypes = parameterTypes
+        self.isIdempotent = isIdempotent
+    }
+}
+
+extension PGConnection {
+    /// Runs `statement`, preparing it on this connection first if it has not been prepared here since the
+    /// connection was opened or reset.
+    /// - Parameters:
+    ///   - statement: The statement.
+    ///   - bindings: One value per parameter, of the declared types.
+    /// - Returns: The copied-out result.
+    /// - Throws: As ``prepare(name:sql:parameterTypes:)`` and ``executePrepared(name:bindings:)``.
+    public func executePrepared(_ statement: PGPreparedStatement, _ bindings: PGBindings) throws(PGError) -> PGResult {
+        if !hasPreparedStatement(named: statement.name) {
+            try prepare(name: statement.name, sql: statement.sql, parameterTypes: statement.parameterTypes)
+        }
+        return try executePrepared(name: statement.name, bindings: bindings)
+    }
+}
+
+/// A fixed-size pool of ``PGConnection``s to one server, running every libpq call on an `NIOThreadPool`.
+///
+/// ## Threads
+/// libpq blocks. Every libpq call the pool makes (connect, validation, the caller's body, rollback, close) runs
+/// inside `NIOThreadPool.runIfActive`, never on the calling task. The pool does not own the thread pool: start
+/// it before the first use and shut it down after ``shutdown()``. A thread pool with fewer threads than
+/// ``size`` works, but caps concurrency at its thread count.
+///
+/// ## Leasing
+/// A connection is leased for exactly one ``withConnection(_:)`` or ``withTransaction(_:)`` body and returned
+/// when the body ends. At most ``size`` connections exist; further callers wait in FIFO order (a waiting task
+/// that is cancelled leaves the queue with `CancellationError`). There is no acquire timeout: bound the wait with
+/// the caller's own deadline (task cancellation) if needed.
+///
+/// ## Connecting lazily
+/// No connection is opened by `init`. A connection is opened, on a pool thread, the first time a lease needs one
+/// and no idle open connection is available; idle open connections are preferred, most recently used first, so
+/// the pool opens only as many connections as were ever needed at once. A failed connect fails that lease only
+/// (``PGError/Code/connectionFailed``) and the next lease tries again.
+///
+/// ## Recovery after connection loss (server restart, failover, terminated backend)
+/// - When a body fails with a connection-level error (``PGError/isConnectionError``), or the connection is no
+///   longer healthy afterwards, the connection is closed and its slot is reopened on the next lease.
+/// - Such a failure also marks every other idle connection as suspect: before its next lease each one is checked
+///   with `SELECT 1` and replaced if that fails. So after a restart at most one caller sees the failure, not one
+///   per pooled connection.
+/// - A body that leaves a transaction open (or aborted) gets it rolled back; if that fails, the connection is
+///   replaced. A leased connection is never handed out inside a transaction.
+/// - Retry policy: ``withConnection(_:)`` and ``withTransaction(_:)`` never retry (the body may have had effects).
+///   ``executePrepared(_:_:)`` retries once, on a fresh or validated connection, only for statements marked
+///   ``PGPreparedStatement/isIdempotent`` and only after a connection-level error.
+public final class PGPool: Sendable {
+    /// A pool slot: an open connection or `nil` (to be opened), and the failure epoch it was last checked in.
+    struct Slot: Sendable {
+        var connection: PGConnection?
+        var epoch: UInt64
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Slot, any Error>
+    }
+
+    private struct State {
+        /// Idle slots: unopened ones at the front, open ones after them, most recently used last.
+        var idle: [Slot]
+        /// Callers waiting for a slot, oldest first.
+        var waiters: [Waiter] = []
+        var inUse = 0
+        var open = 0
+        var totalConnects = 0
+        var totalFailures = 0
+        /// Bumped on every connection-level failure; slots checked in an older epoch are validated before use.
+        var epoch: UInt64 = 0
+        var nextWaiterID: UInt64 = 0
+        var isShutdown = false
+    }
+
+    /// The maximum number of connections.
+    public let size: Int
+    private let url: String
+    private let threadPool: NIOThreadPool
+    private let state: Mutex<State>
+
+    /// Creates a pool. Opens no connection (see "Connecting lazily").
+    /// - Parameters:
+    ///   - url: A libpq connection string, as for ``PGConnection/connect(url:)``.
+    ///   - size: The maximum number of connections; values below 1 are treated as 1.
+    ///   - threadPool: A started thread pool that runs every libpq call. Not owned by the pool.
+    public init(url: String, size: Int, threadPool: NIOThreadPool) {
+        let size = max(1, size)
+        self.size = size
+        self.url = url
+        self.threadPool = threadPool
+        self.state = Mutex(State(idle: Array(repeating: Slot(connection: nil, epoch: 0), count: size)))
+    }
+
+    /// Current counters. A snapshot: values may change immediately afterwards.
+    public var stats: PGPoolStats {
+        state.withLock { state in
+            PGPoolStats(
+                size: size,
+                open: state.open,
+                inUse: state.inUse,
+                waiting: state.waiters.count,
+                totalConnects: state.totalConnects,
+                totalFailures: state.totalFailures
+            )
+        }
+    }
+
+    /// Leases a connection for the duration of `body`, which runs on a thread of the thread pool.
+    ///
+    /// `body` must not keep the connection, hand it to another thread, or leave a transaction open (an open
+    /// transaction is rolled back when it returns). Use ``withTransaction(_:)`` for a transaction.
+    /// - Parameter body: The blocking work; it receives the leased connection.
+    /// - Returns: `body`'s value.
+    /// - Throws: `body`'s error; ``PGError/Code/connectionFailed`` if no connection could be opened;
+    ///   ``PGError/Code/connectionClosed`` after ``shutdown()``; `CancellationError` if the task is cancelled
+    ///   before `body` starts; `NIOThreadPoolError.ThreadPoolInactive` if the thread pool is not running.
+    /// `body` is `@escaping` because the thread pool's work item may hold it briefly after the result has been
+    /// delivered (`withoutActuallyEscaping` traps on that); it is still called exactly once, before this returns.
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws -> T) async throws -> T {
+        let slot = try await acquire()
+        let threadPool = self.threadPool
+        let outcome: (result: Result<T, any Error>, slot: Slot)
+        do {
+            outcome = try await threadPool.runIfActive { self.run(body, on: slot) }
+        } catch {
+            // The closure never ran (cancelled before start, or the thread pool is inactive): slot untouched.
+            await release(slot)
+            throw error
+        }
+        await release(outcome.slot)
+        return try outcome.result.get()
+    }
+
+    /// Leases a connection and runs `body` inside `BEGIN` ... `COMMIT`, rolling back if `body` throws.
+    ///
+    /// See ``PGConnection/transaction(_:)`` for the commit semantics (a swallowed server error makes the
+    /// commit fail with ``PGError/Code/transactionRolledBack``). Never retried automatically.
+    /// - Parameter body: The transaction's work; it runs on a thread of the thread pool.
+    /// - Returns: `body`'s value, once committed.
+    /// - Throws: `body`'s error after rolling back, errors of `BEGIN`/`COMMIT`, or as ``withConnection(_:)``.
+    public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try connection.transaction { connection in try body(connection) }
+        }
+    }
+
+    /// Runs a prepared statement on a leased connection, preparing it there first if needed.
+    ///
+    /// If the statement is ``PGPreparedStatement/isIdempotent`` and the first attempt fails with a
+    /// connection-level error, it is retried once (the failed connection has been discarded and the others are
+    /// validated first). Other statements are never retried.
+    /// - Parameters:
+    ///   - statement: The statement.
+    ///   - bindings: One value per parameter.
+    /// - Returns: The result.
+    /// - Throws: As ``PGConnection/executePrepared(_:_:)`` and ``withConnection(_:)``.
+    public func executePrepared(_ statement: PGPreparedStatement, _ bindings: PGBindings) async throws -> PGResult {
+        do {
+            return try await withConnection { connection in try connection.executePrepared(statement, bindings) }
+        } catch {
+            guard statement.isIdempotent, (error as? PGError)?.isConnectionError == true else {
+                throw error
+            }
+            return try await withConnection { connection in try connection.executePrepared(statement, bindings) }
+        }
+    }
+
+    /// Stops the pool: waiting callers fail with ``PGError/Code/connectionClosed``, idle connections are closed
+    /// (on the thread pool), and leased connections are closed when their bodies return. Later leases fail with
+    /// ``PGError/Code/connectionClosed``. Does not wait for running bodies; does not shut down the thread pool.
+    public func shutdown() async {
+        let (waiters, idle) = state.withLock { state -> ([Waiter], [PGConnection]) in
+            state.isShutdown = true
+            let waiters = state.waiters
+            let idle = state.idle.compactMap(\.connection)
+            state.waiters = []
+            state.idle = []
+            state.open -= idle.count
+            return (waiters, idle)
+        }
+        for waiter in waiters {
+            waiter.continuation.resume(throwing: PGError(code: .connectionClosed, message: "the pool was shut down"))
+        }
+        await close(idle)
+    }
+
+    // MARK: - Internals
+
+    private func acquire() async throws -> Slot {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Slot, any Error>) in
+                let immediate = state.withLock { state -> Result<Slot, any Error>? in
+                    if state.isShutdown {
+                        return .failure(PGError(code: .connectionClosed, message: "the pool was shut down"))
+                    }
+                    // Checked under the lock, so a cancellation handler that ran before we enqueue is not missed.
+                    if Task.isCancelled {
+                        return .failure(CancellationError())
+                    }
+                    if state.waiters.isEmpty, let slot = state.idle.popLast() {
+                        state.inUse += 1
+                        return .success(slot)
+                    }
+                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(with: immediate)
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns a slot: to the oldest waiter if there is one, else to the idle list.
+    private func release(_ slot: Slot) async {
+        let (waiter, toClose) = state.withLock { state -> (Waiter?, PGConnection?) in
+            if state.isShutdown {
+                state.inUse -= 1
+                if slot.connection != nil {
+                    state.open -= 1
+                }
+                return (nil, slot.connection)
+            }
+            if !state.waiters.isEmpty {
+                return (state.waiters.removeFirst(), nil)  // stays in use, now by the waiter
+            }
+            state.inUse -= 1
+            if slot.connection == nil {
+                state.idle.insert(slot, at: 0)
+            } else {
+                state.idle.append(slot)
+            }
+            return (nil, nil)
+        }
+        waiter?.continuation.resume(returning: slot)
+        if let toClose {
+            await close([toClose])
+        }
+    }
+
+    /// Closes connections on the thread pool (or, if it is no longer running, here: `PQfinish` does not wait).
+    private func close(_ connections: [PGConnection]) async {
+        guard !connections.isEmpty else { return }
+        let closed: Void? = try? await threadPool.runIfActive {
+            for connection in connections {
+                try? connection.close()
+            }
+        }
+        if closed == nil {
+            for connection in connections {
+                try? connection.close()
+            }
+        }
+    }
+
+    /// Runs on a pool thread: makes the slot's connection usable, runs `body`, and decides whether to keep it.
+    private func run<T>(_ body: @Sendable (PGConnection) throws -> T, on slot: Slot) -> (Result<T, any Error>, Slot) {
+        var slot = slot
+        let connection: PGConnection
+        switch usableConnection(&slot) {
+        case .success(let usable):
+            connection = usable
+        case .failure(let error):
+            return (.failure(error), slot)
+        }
+
+        let result = Result { try body(connection) }
+
+        var broken = false
+        if case .failure(let error) = result, let pgError = error as? PGError, pgError.isConnectionError {
+            broken = true
+        } else if !connection.isHealthy {
+            broken = true
+        } else if connection.isInTransaction {
+            // The body left a transaction open or aborted; never hand it to the next caller.
+            let rolledBack = Result { () throws(PGError) in try connection.simpleQuery("ROLLBACK") }
+            if case .failure = rolledBack {
+                broken = true
+            } else if connection.isInTransaction {
+                broken = true
+            }
+        }
+        if broken {
+            discard(&slot, suspectOthers: true)
+        }
+        return (result, slot)
+    }
+
+    /// Runs on a pool thread: opens the slot's connection if needed, or validates it if a failure was seen since
+    /// it was last checked.
+    private func usableConnection(_ slot: inout Slot) -> Result<PGConnection, PGError> {
+        let epoch = state.withLock { $0.epoch }
+        if let connection = slot.connection {
+            if !connection.isHealthy {
+                discard(&slot, suspectOthers: false)
+            } else if slot.epoch < epoch {
+                let check = Result { () throws(PGError) in try connection.simpleQuery("SELECT 1") }
+                if case .failure = check {
+                    discard(&slot, suspectOthers: false)
+                } else {
+                    slot.epoch = epoch
+                }
+            }
+        }
+        if let connection = slot.connection {
+            return .success(connection)
+        }
+        let connected = Result { () throws(PGError) in try PGConnection.connect(url: url) }
+        state.withLock { state in
+            if case .success = connected {
+                state.totalConnects += 1
+                state.open += 1
+            } else {
+                state.totalFailures += 1
+            }
+        }
+        if case .success(let connection) = connected {
+            slot = Slot(connection: connection, epoch: epoch)
+        }
+        return connected
+    }
+
+    /// Runs on a pool thread: closes the slot's connection and empties the slot.
+    private func discard(_ slot: inout Slot, suspectOthers: Bool) {
+        guard let connection = slot.connection else { return }
+        try? connection.close()
+        slot.connection = nil
+        state.withLock { state in
+            state.open -= 1
+            state.totalFailures += 1
+            if suspectOthers {
+                state.epoch += 1
+            }
+        }
+    }
+}
