@@ -4,12 +4,12 @@
 #   scripts/postgres.sh start     create the cluster + database "passkeyd" if missing, start it, wait until ready
 #   scripts/postgres.sh stop      stop it (fast shutdown); no-op when not running
 #   scripts/postgres.sh status    print "running port=N dir=D" (exit 0) or "stopped dir=D" (exit 3)
-#   scripts/postgres.sh url       print a libpq connection URI, e.g. postgresql://postgres@127.0.0.1:54329/passkeyd
+#   scripts/postgres.sh url       print a libpq connection URI, e.g. postgresql://postgres@127.0.0.1:25432/passkeyd
 #   scripts/postgres.sh destroy   stop it and delete the cluster
 #
 # Where the cluster lives: <repo>/var/postgres/{data,run,log} (the repo's /var/ is gitignored).
 # The server listens only on a unix socket in <repo>/var/postgres/run and on 127.0.0.1:$PASSKEYD_PG_PORT
-# (default 54329). Authentication is "trust" for local and loopback connections: never expose this cluster.
+# (default 25432). Authentication is "trust" for local and loopback connections: never expose this cluster.
 # Durability is switched off (fsync, synchronous_commit, full_page_writes) because the data is throwaway.
 #
 # Running as root (as this machine does): initdb refuses root, so the server runs as the "postgres" OS user
@@ -19,7 +19,7 @@
 # Run as a non-root user, the server simply runs as that user.
 #
 # Environment:
-#   PASSKEYD_PG_PORT           TCP port on 127.0.0.1 (default 54329); read at start, `url` reports the running port
+#   PASSKEYD_PG_PORT           TCP port on 127.0.0.1 (default 25432, outside Linux's ephemeral range 32768-60999 so a restart can rebind it); read at start, `url` reports the running port
 #   PASSKEYD_PG_DIR            put the cluster here instead of <repo>/var/postgres
 #   PASSKEYD_PG_BINDIR         PostgreSQL binaries (default /usr/lib/postgresql/15/bin)
 #   PASSKEYD_PG_START_TIMEOUT  seconds to wait for readiness (default 30)
@@ -30,7 +30,7 @@ set -euo pipefail
 readonly DB_NAME="passkeyd"
 readonly DB_USER="postgres"
 readonly OS_USER="postgres"
-PORT="${PASSKEYD_PG_PORT:-54329}"
+PORT="${PASSKEYD_PG_PORT:-25432}"
 BINDIR="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 START_TIMEOUT="${PASSKEYD_PG_START_TIMEOUT:-30}"
 
@@ -174,8 +174,9 @@ EOF
 
 wait_ready() {
     local deadline=$((SECONDS + START_TIMEOUT))
+    local grace=$((SECONDS + 5))
     until "$BINDIR/pg_isready" -q -h "$RUNDIR" -p "$(running_port)" -U "$DB_USER" -d postgres; do
-        if ! is_running; then
+        if [ "$SECONDS" -ge "$grace" ] && ! is_running; then
             tail -n 20 "$LOGFILE" >&2 2>/dev/null || true
             die "server exited during startup (log: $LOGFILE)"
         fi
@@ -206,7 +207,9 @@ cmd_start() {
     if ! is_running; then
         init_cluster
         # 9>&-: the postmaster must not inherit (and keep holding) the lock.
-        as_server_user "$BINDIR/pg_ctl" start -D "$DATA" -l "$LOGFILE" -W -s >/dev/null 9>&- \
+        # -w: return once the server accepts connections (with -W, the pid file may not exist yet and a
+        # status check right after could wrongly report the server as gone).
+        as_server_user "$BINDIR/pg_ctl" start -D "$DATA" -l "$LOGFILE" -w -t "$START_TIMEOUT" -s >/dev/null 9>&- \
             || { tail -n 20 "$LOGFILE" >&2 2>/dev/null || true; die "pg_ctl start failed (log: $LOGFILE)"; }
     fi
     wait_ready
