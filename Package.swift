@@ -23,6 +23,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebAuthnCore", targets: ["WebAuthnCore"]),
+        .executable(name: "passkeyd", targets: ["PasskeyServer"]),
         .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
     ],
     dependencies: [
@@ -54,6 +55,11 @@ let package = Package(
 
         // MARK: storage
         .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
+        .target(
+            name: "PasskeyStorePostgres",
+            dependencies: ["PasskeyStore", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: HTTP (thin: routes, JSON bodies, error mapping)
         .target(
@@ -62,6 +68,17 @@ let package = Package(
                 "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: the executable: the only place concrete parts are chosen
+        .executableTarget(
+            name: "PasskeyServer",
+            dependencies: [
+                "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -92,7 +109,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PasskeyStoreTests",
-            dependencies: ["PasskeyStore", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport"],
+            dependencies: [
+                "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,5 +1,8 @@
 import Foundation
+import LibPQ
+import NIOPosix
 import PasskeyStore
+import PasskeyStorePostgres
 import Testing
 import WebAuthnCore
 import WebAuthnModel
@@ -12,10 +15,33 @@ struct StoreUnderTest: CustomTestStringConvertible, Sendable {
     let make: @Sendable () async throws -> any PasskeyStore
     var testDescription: String { name }
 
-    /// The stores the suite runs against. The PostgreSQL store joins this list when it lands.
-    static let all: [StoreUnderTest] = [
-        StoreUnderTest(name: "in-memory") { InMemoryPasskeyStore() },
-    ]
+    /// The stores the suite runs against: in memory always, PostgreSQL when `PASSKEYD_TEST_DATABASE_URL` is set
+    /// (the README's test command always sets it).
+    static let all: [StoreUnderTest] = {
+        var stores = [StoreUnderTest(name: "in-memory") { InMemoryPasskeyStore() }]
+        if let url = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"] {
+            stores.append(StoreUnderTest(name: "postgres") { try await PostgresSchema.freshStore(url: url) })
+        }
+        return stores
+    }()
+}
+
+/// A throwaway schema per test, migrated with `Migrations/`, so tests never share tables.
+enum PostgresSchema {
+    static let migrations = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Migrations")
+
+    static func freshStore(url: String) async throws -> any PasskeyStore {
+        let schema = "t_" + (0..<8).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
+        let admin = try PGConnection.connect(url: url)
+        try admin.simpleQuery("CREATE SCHEMA \(schema)")
+        try admin.close()
+        let separator = url.contains("?") ? "&" : "?"
+        let pool = PGPool(url: url + separator + "options=-csearch_path%3D\(schema)", size: 4, threadPool: .singleton)
+        _ = try await Migrator(directory: migrations).migrate(using: pool)
+        return PostgresPasskeyStore(pool: pool)
+    }
 }
 
 /// Verified registrations from the software authenticator, for feeding stores.

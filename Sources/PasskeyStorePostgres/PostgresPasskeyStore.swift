@@ -1,0 +1,278 @@
+public import Foundation
+public import LibPQ
+public import PasskeyStore
+public import WebAuthnCore
+import COSECrypto
+
+/// `PasskeyStore` on PostgreSQL through LibPQ (schema: `Migrations/0001_initial.sql`). Any number of service
+/// instances can share one database: ceremonies are consumed with one `DELETE … RETURNING`, uniqueness is the
+/// database's constraints, and the counter update is conditional.
+public final class PostgresPasskeyStore: PasskeyStore {
+    let pool: PGPool
+
+    /// - Parameter pool: connections to a database migrated with `Migrations/`.
+    public init(pool: PGPool) {
+        self.pool = pool
+    }
+
+    /// Credential columns, in the order ``credential(from:row:offset:)`` reads them.
+    static let credentialColumns = """
+        c.id, u.user_handle, c.public_key, c.algorithm, c.sign_count, c.backup_eligible, c.backup_state, \
+        c.uv_initialized, c.transports, c.aaguid, c.attestation_format, c.attestation_object, c.client_data_json, \
+        c.nickname, c.created_at, c.last_used_at
+        """
+    static let userColumns = "user_handle, name, display_name, created_at"
+
+    /// Runs `body` on a pooled connection, mapping database failures to `StoreError`.
+    func run<T: Sendable>(transaction: Bool = false, _ body: @escaping @Sendable (PGConnection) throws -> T) async throws(StoreError) -> T {
+        do {
+            return transaction ? try await pool.withTransaction(body) : try await pool.withConnection(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as PGError {
+            throw Self.map(error)
+        } catch {
+            throw StoreError(.unavailable, "\(error)")
+        }
+    }
+
+    /// SQLSTATE + constraint → store error, in one place.
+    static func map(_ error: PGError) -> StoreError {
+        if error.sqlState == .uniqueViolation {
+            switch error.constraintName {
+            case "credentials_pkey": return StoreError(.duplicateCredential, "credential id already registered")
+            case "users_name_key", "users_user_handle_key": return StoreError(.userConflict, "user name taken")
+            default: break
+            }
+        }
+        return StoreError(.unavailable, String(reflecting: error))
+    }
+
+    static func user(from result: PGResult, row: Int) throws -> StoredUser {
+        StoredUser(
+            handle: try result.decode([UInt8].self, row: row, column: 0), name: try result.decode(String.self, row: row, column: 1),
+            displayName: try result.decode(String.self, row: row, column: 2), createdAt: try result.decode(Date.self, row: row, column: 3))
+    }
+
+    static func credential(from result: PGResult, row: Int, offset: Int = 0) throws -> StoredCredential? {
+        guard try !result.isNull(row: row, column: offset) else { return nil }
+        func column(_ index: Int) -> Int { offset + index }
+        let aaguid = try result.decode(UUID.self, row: row, column: column(9)).uuid
+        let record = CredentialRecord(
+            id: try result.decode([UInt8].self, row: row, column: column(0)),
+            userHandle: try result.decode([UInt8].self, row: row, column: column(1)),
+            publicKey: try result.decode([UInt8].self, row: row, column: column(2)),
+            signCount: UInt32(clamping: try result.decode(Int64.self, row: row, column: column(4))),
+            backupEligible: try result.decode(Bool.self, row: row, column: column(5)),
+            backupState: try result.decode(Bool.self, row: row, column: column(6)),
+            uvInitialized: try result.decode(Bool.self, row: row, column: column(7)),
+            transports: try result.decode([String].self, row: row, column: column(8)),
+            attestationFormat: try result.decode(String.self, row: row, column: column(10)))
+        return StoredCredential(
+            record: record, algorithm: Int(try result.decode(Int32.self, row: row, column: column(3))),
+            aaguid: withUnsafeBytes(of: aaguid) { Array($0) },
+            nickname: try result.decode(String?.self, row: row, column: column(13)),
+            createdAt: try result.decode(Date.self, row: row, column: column(14)),
+            lastUsedAt: try result.decode(Date?.self, row: row, column: column(15)),
+            attestationObject: try result.decode([UInt8].self, row: row, column: column(11)),
+            clientDataJSON: try result.decode([UInt8].self, row: row, column: column(12)))
+    }
+
+    static func ceremony(from result: PGResult, row: Int, challenge: [UInt8], kind: CeremonyKind) throws -> PendingCeremony? {
+        guard try !result.isNull(row: row, column: 1), try result.decode(Bool.self, row: row, column: 3) else { return nil }
+        return PendingCeremony(
+            challenge: challenge, kind: kind, userHandle: try result.decode([UInt8]?.self, row: row, column: 0),
+            state: try result.decode([UInt8].self, row: row, column: 1), expiresAt: try result.decode(Date.self, row: row, column: 2))
+    }
+
+    // MARK: users and credentials
+
+    public func user(named name: String) async throws(StoreError) -> StoredUser? {
+        try await run { connection in
+            let result = try connection.execute("SELECT user_handle, name, display_name, created_at FROM users WHERE name = \(name)")
+            return result.rowCount == 0 ? nil : try Self.user(from: result, row: 0)
+        }
+    }
+
+    public func user(handle: [UInt8]) async throws(StoreError) -> StoredUser? {
+        try await run { connection in
+            let result = try connection.execute("SELECT user_handle, name, display_name, created_at FROM users WHERE user_handle = \(handle)")
+            return result.rowCount == 0 ? nil : try Self.user(from: result, row: 0)
+        }
+    }
+
+    public func credentials(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredCredential] {
+        try await run { connection in
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: "SELECT \(Self.credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE u.user_handle = $1 ORDER BY c.created_at, c.id",
+                bindings: [handle]))
+            return try (0..<result.rowCount).compactMap { try Self.credential(from: result, row: $0) }
+        }
+    }
+
+    public func credential(id: [UInt8]) async throws(StoreError) -> StoredCredential? {
+        try await run { connection in
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: "SELECT \(Self.credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1",
+                bindings: [id]))
+            return result.rowCount == 0 ? nil : try Self.credential(from: result, row: 0)
+        }
+    }
+
+    // MARK: ceremonies
+
+    public func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError) {
+        try await run { connection in
+            _ = try connection.execute("""
+                INSERT INTO ceremonies (challenge, kind, user_handle, state, expires_at)
+                VALUES (\(ceremony.challenge), \(ceremony.kind.rawValue), \(ceremony.userHandle), \(ceremony.state), \(ceremony.expiresAt))
+                """)
+        }
+    }
+
+    /// Deletes the ceremony whatever its age (single use) and returns it only if it has not expired (database clock).
+    static let takeSQL = "DELETE FROM ceremonies WHERE challenge = $1 AND kind = $2 RETURNING user_handle, state, expires_at, expires_at > now()"
+
+    public func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony? {
+        try await run { connection in
+            let result = try connection.execute(PGQuery(unsafeSQL: Self.takeSQL, bindings: [challenge, kind.rawValue]))
+            return result.rowCount == 0 ? nil : try Self.ceremony(from: result, row: 0, challenge: challenge, kind: kind)
+        }
+    }
+
+    /// One statement: consume the authentication ceremony and load the credential.
+    static let takeAuthentication = PGPreparedStatement(
+        name: "passkeyd_take_authentication",
+        sql: """
+            WITH taken AS (
+                DELETE FROM ceremonies WHERE challenge = $1 AND kind = 'authentication'
+                RETURNING user_handle, state, expires_at, expires_at > now() AS fresh
+            )
+            SELECT t.user_handle, t.state, t.expires_at, t.fresh, \(credentialColumns)
+              FROM (SELECT 1) AS one
+              LEFT JOIN taken t ON true
+              LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = $2
+            """,
+        parameterTypes: [.bytea, .bytea])
+
+    public func takeAuthentication(
+        challenge: [UInt8], credentialID: [UInt8]
+    ) async throws(StoreError) -> (ceremony: PendingCeremony?, credential: StoredCredential?) {
+        try await run { connection in
+            let result = try connection.executePrepared(Self.takeAuthentication, [challenge, credentialID])
+            guard result.rowCount == 1 else { return (nil, nil) }
+            return (
+                try Self.ceremony(from: result, row: 0, challenge: challenge, kind: .authentication),
+                try Self.credential(from: result, row: 0, offset: 4)
+            )
+        }
+    }
+
+    public func purgeExpiredCeremonies() async throws(StoreError) -> Int {
+        try await run { connection in
+            try connection.execute("DELETE FROM ceremonies WHERE expires_at <= now()").affectedRows ?? 0
+        }
+    }
+
+    // MARK: writes
+
+    public func register(
+        _ registration: VerifiedRegistration, nickname: String?
+    ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
+        let entity = registration.user
+        let record = registration.credentialRecord
+        let aaguid = Self.uuid(registration.aaguid)
+        let algorithm = Int32(registration.algorithm.rawValue)
+        let attestationObject = registration.attestationObject
+        let clientDataJSON = registration.clientDataJSON
+        return try await run(transaction: true) { connection in
+            _ = try connection.execute("""
+                INSERT INTO users (user_handle, name, display_name) VALUES (\(entity.id), \(entity.name), \(entity.displayName))
+                ON CONFLICT (user_handle) DO NOTHING
+                """)
+            let users = try connection.execute("SELECT user_handle, name, display_name, created_at FROM users WHERE user_handle = \(entity.id)")
+            let user = try Self.user(from: users, row: 0)
+            _ = try connection.execute("""
+                INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backup_state,
+                    uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname)
+                SELECT \(record.id), id, \(record.publicKey), \(algorithm), \(Int64(record.signCount)), \(record.backupEligible),
+                    \(record.backupState), \(record.uvInitialized), \(record.transports), \(aaguid), \(record.attestationFormat),
+                    \(attestationObject), \(clientDataJSON), \(nickname)
+                  FROM users WHERE user_handle = \(entity.id)
+                """)
+            let stored = try connection.execute(PGQuery(
+                unsafeSQL: "SELECT \(Self.credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1",
+                bindings: [record.id]))
+            guard let credential = try Self.credential(from: stored, row: 0) else {
+                throw StoreError(.unavailable, "credential vanished inside its own transaction")
+            }
+            return (user, credential)
+        }
+    }
+
+    /// Counter and backup state only when the update is not stale; use and uvInitialized always.
+    static let applyUpdate = PGPreparedStatement(
+        name: "passkeyd_apply_update",
+        sql: """
+            WITH updated AS (
+                UPDATE credentials
+                   SET sign_count = CASE WHEN $2 >= sign_count THEN $2 ELSE sign_count END,
+                       backup_state = CASE WHEN $2 >= sign_count THEN $3 ELSE backup_state END,
+                       uv_initialized = uv_initialized OR $4,
+                       last_used_at = now()
+                 WHERE id = $1
+                RETURNING *
+            )
+            SELECT \(credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+            """,
+        parameterTypes: [.bytea, .int8, .bool, .bool])
+
+    public func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential? {
+        try await run { connection in
+            let result = try connection.executePrepared(
+                Self.applyUpdate, [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized])
+            return result.rowCount == 0 ? nil : try Self.credential(from: result, row: 0)
+        }
+    }
+
+    // MARK: administration
+
+    public func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser] {
+        try await run { connection in
+            let result = try connection.execute("""
+                SELECT user_handle, name, display_name, created_at FROM users
+                 WHERE (\(nameFilter)::text IS NULL OR strpos(name, \(nameFilter)) > 0)
+                   AND (\(after)::text IS NULL OR name > \(after))
+                 ORDER BY name LIMIT \(Int64(max(0, limit)))
+                """)
+            return try (0..<result.rowCount).map { try Self.user(from: result, row: $0) }
+        }
+    }
+
+    public func renameCredential(id: [UInt8], nickname: String?) async throws(StoreError) -> StoredCredential? {
+        try await run { connection in
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: """
+                    WITH updated AS (UPDATE credentials SET nickname = $2 WHERE id = $1 RETURNING *)
+                    SELECT \(Self.credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+                    """,
+                bindings: { var bindings = PGBindings(); bindings.append(id); bindings.append(nickname); return bindings }()))
+            return result.rowCount == 0 ? nil : try Self.credential(from: result, row: 0)
+        }
+    }
+
+    public func deleteCredential(id: [UInt8]) async throws(StoreError) -> Bool {
+        try await run { connection in (try connection.execute("DELETE FROM credentials WHERE id = \(id)").affectedRows ?? 0) > 0 }
+    }
+
+    public func deleteUser(handle: [UInt8]) async throws(StoreError) -> Bool {
+        try await run { connection in (try connection.execute("DELETE FROM users WHERE user_handle = \(handle)").affectedRows ?? 0) > 0 }
+    }
+
+    static func uuid(_ bytes: [UInt8]) -> UUID {
+        var value = [UInt8](repeating: 0, count: 16)
+        for (index, byte) in bytes.prefix(16).enumerated() { value[index] = byte }
+        return UUID(uuid: (value[0], value[1], value[2], value[3], value[4], value[5], value[6], value[7],
+                           value[8], value[9], value[10], value[11], value[12], value[13], value[14], value[15]))
+    }
+}
