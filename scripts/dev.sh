@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # passkeyd developer entry point: the two README commands.
 #
-#   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, run
+#   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
 #   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #
@@ -35,9 +35,9 @@ run)
     install_missing
     scripts/postgres.sh start
     export PASSKEYD_DATABASE_URL="${PASSKEYD_DATABASE_URL:-$(scripts/postgres.sh url)}"
-    swift build -c release
-    echo "passkeyd: PostgreSQL is up at $PASSKEYD_DATABASE_URL; the engine is built."
-    echo "passkeyd: the HTTP service arrives with the service issue; run 'scripts/dev.sh bench' to exercise the engine."
+    swift build -c release --product passkeyd
+    echo "passkeyd: PostgreSQL at $PASSKEYD_DATABASE_URL; serving on ${PASSKEYD_LISTEN:-127.0.0.1:8080}" >&2
+    exec "$(swift build -c release --show-bin-path)/passkeyd"
     ;;
 test)
     install_missing

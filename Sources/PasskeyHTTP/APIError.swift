@@ -34,7 +34,12 @@ public struct APIError: Error, Sendable, Equatable {
         default:
             status = 422
         }
-        self.init(status: status, code: error.code.rawValue, message: "The ceremony failed verification.")
+        let message = switch status {
+        case 400: "The request is malformed."
+        case 410: "The ceremony has expired; start again."
+        default: "The ceremony failed verification."
+        }
+        self.init(status: status, code: error.code.rawValue, message: message)
     }
 
     /// Storage failures.
