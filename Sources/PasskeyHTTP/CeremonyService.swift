@@ -104,15 +104,16 @@ public struct CeremonyService: Sendable {
         guard let challenge = response.challenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
-        let (ceremony, stored) = try await store.takeAuthentication(challenge: challenge, credentialID: response.credentialID)
-        guard let ceremony else { throw APIError.challengeUnknown }
-        guard let stored else { throw APIError.credentialUnknown }
+        // One round trip: consume the ceremony, load the credential and its owner.
+        let lookup = try await store.takeAuthentication(challenge: challenge, credentialID: response.credentialID)
+        guard let ceremony = lookup.ceremony else { throw APIError.challengeUnknown }
+        guard let stored = lookup.credential else { throw APIError.credentialUnknown }
         let state = try JSONDecoder().decode(AuthenticationState.self, from: Data(ceremony.state))
         let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
         let verified = try relyingParty.finishAuthentication(
             response, state: state, credential: stored.record, publicKey: key, now: now())
+        // The second (and last) round trip: the conditional counter update.
         let updated = try await store.apply(verified.update) ?? stored
-        let user = try await store.user(handle: stored.record.userHandle)
-        return (user, updated, verified)
+        return (lookup.user, updated, verified)
     }
 }

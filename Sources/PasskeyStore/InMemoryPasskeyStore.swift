@@ -29,10 +29,11 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         return ceremony.expiresAt > now() ? ceremony : nil
     }
 
-    public func takeAuthentication(
-        challenge: [UInt8], credentialID: [UInt8]
-    ) -> (ceremony: PendingCeremony?, credential: StoredCredential?) {
-        (takeCeremony(challenge: challenge, kind: .authentication), credentials[credentialID])
+    public func takeAuthentication(challenge: [UInt8], credentialID: [UInt8]) -> AuthenticationLookup {
+        let credential = credentials[credentialID]
+        return AuthenticationLookup(
+            ceremony: takeCeremony(challenge: challenge, kind: .authentication), credential: credential,
+            user: credential.flatMap { users[$0.record.userHandle] })
     }
 
     public func register(

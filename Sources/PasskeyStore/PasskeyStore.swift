@@ -71,6 +71,22 @@ public struct PendingCeremony: Sendable, Hashable {
     }
 }
 
+/// What authentication finish loads in one step.
+public struct AuthenticationLookup: Sendable, Hashable {
+    /// The taken ceremony; nil if unknown, expired or already used.
+    public let ceremony: PendingCeremony?
+    /// The asserted credential; nil if not registered.
+    public let credential: StoredCredential?
+    /// The credential's owner.
+    public let user: StoredUser?
+
+    public init(ceremony: PendingCeremony?, credential: StoredCredential?, user: StoredUser?) {
+        self.ceremony = ceremony
+        self.credential = credential
+        self.user = user
+    }
+}
+
 /// The one error type of the storage layer; equality compares only the code.
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
@@ -114,10 +130,10 @@ public protocol PasskeyStore: Sendable {
     /// expired, of the other kind, or already taken).
     func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony?
     /// Authentication finish in one step: takes the ceremony (as ``takeCeremony(challenge:kind:)``) and loads the
-    /// credential. The ceremony is consumed even when the credential is unknown.
+    /// credential with its owner. The ceremony is consumed even when the credential is unknown.
     func takeAuthentication(
         challenge: [UInt8], credentialID: [UInt8]
-    ) async throws(StoreError) -> (ceremony: PendingCeremony?, credential: StoredCredential?)
+    ) async throws(StoreError) -> AuthenticationLookup
 
     /// Stores a verified registration: creates the user if new, inserts the credential. A credential id that is
     /// already registered throws `duplicateCredential` and changes nothing.

@@ -148,7 +148,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 DELETE FROM ceremonies WHERE challenge = $1 AND kind = 'authentication'
                 RETURNING user_handle, state, expires_at, expires_at > now() AS fresh
             )
-            SELECT t.user_handle, t.state, t.expires_at, t.fresh, \(credentialColumns)
+            SELECT t.user_handle, t.state, t.expires_at, t.fresh, \(credentialColumns), u.name, u.display_name, u.created_at
               FROM (SELECT 1) AS one
               LEFT JOIN taken t ON true
               LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = $2
@@ -157,14 +157,21 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     public func takeAuthentication(
         challenge: [UInt8], credentialID: [UInt8]
-    ) async throws(StoreError) -> (ceremony: PendingCeremony?, credential: StoredCredential?) {
+    ) async throws(StoreError) -> AuthenticationLookup {
         try await run { connection in
             let result = try connection.executePrepared(Self.takeAuthentication, [challenge, credentialID])
-            guard result.rowCount == 1 else { return (nil, nil) }
-            return (
-                try Self.ceremony(from: result, row: 0, challenge: challenge, kind: .authentication),
-                try Self.credential(from: result, row: 0, offset: 4)
-            )
+            guard result.rowCount == 1 else { return AuthenticationLookup(ceremony: nil, credential: nil, user: nil) }
+            let credential = try Self.credential(from: result, row: 0, offset: 4)
+            var user: StoredUser?
+            if let credential {
+                user = StoredUser(
+                    handle: credential.record.userHandle, name: try result.decode(String.self, row: 0, column: 20),
+                    displayName: try result.decode(String.self, row: 0, column: 21),
+                    createdAt: try result.decode(Date.self, row: 0, column: 22))
+            }
+            return AuthenticationLookup(
+                ceremony: try Self.ceremony(from: result, row: 0, challenge: challenge, kind: .authentication),
+                credential: credential, user: user)
         }
     }
 

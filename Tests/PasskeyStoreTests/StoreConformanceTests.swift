@@ -162,9 +162,10 @@ struct StoreConformanceTests {
         let challenge = Array(repeating: UInt8(6), count: 32)
         try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [3], expiresAt: Date().addingTimeInterval(300)))
         let unknown = try await store.takeAuthentication(challenge: challenge, credentialID: [1, 2, 3])
-        #expect(unknown.ceremony?.state == [3] && unknown.credential == nil)
+        #expect(unknown.ceremony?.state == [3] && unknown.credential == nil && unknown.user == nil)
         let again = try await store.takeAuthentication(challenge: challenge, credentialID: registration.credentialID)
         #expect(again.ceremony == nil && again.credential?.id == registration.credentialID)
+        #expect(again.user?.name == "dave" && again.user?.handle == Registrations.handle(6), "the owner comes with the credential")
     }
 
     @Test(arguments: StoreUnderTest.all)
