@@ -102,8 +102,10 @@ let package = Package(
         .testTarget(
             name: "PasskeyHTTPTests",
             dependencies: [
-                "PasskeyHTTP", "PasskeyStore", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
+                "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
+                "WebAuthnTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

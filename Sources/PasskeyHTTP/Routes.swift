@@ -19,11 +19,22 @@ public struct HTTPConfiguration: Sendable {
     }
 }
 
-/// Builds the router: `/v1/registration/{begin,finish}`, `/v1/authentication/{begin,finish}`, `/healthz`.
+/// Builds the router: `/v1/registration/{begin,finish}`, `/v1/authentication/{begin,finish}`, `/healthz` (the
+/// process is up) and `/readyz` (the store answers; 503 otherwise).
 public func buildRouter(service: CeremonyService, configuration: HTTPConfiguration = .init()) -> Router<BasicRequestContext> {
     let router = Router()
     let api = API(service: service, configuration: configuration)
     router.get("/healthz") { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
+    router.get("/readyz") { _, _ in
+        do {
+            try await service.store.ping()
+            return api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ready\"}".utf8))
+        } catch let error as StoreError {
+            return api.failure(APIError(error))
+        } catch {
+            return api.failure(APIError(StoreError(.unavailable, "\(error)")))
+        }
+    }
     router.post("/v1/registration/begin") { request, context in await api.handle(request) { try await api.registrationBegin($0) } }
     router.post("/v1/registration/finish") { request, context in await api.handle(request) { try await api.registrationFinish($0) } }
     router.post("/v1/authentication/begin") { request, context in await api.handle(request) { try await api.authenticationBegin($0) } }

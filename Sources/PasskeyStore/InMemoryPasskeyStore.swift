@@ -104,4 +104,6 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         ceremonies = ceremonies.filter { $0.value.expiresAt > current }
         return before - ceremonies.count
     }
+
+    public func ping() {}
 }

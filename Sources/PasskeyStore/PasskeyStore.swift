@@ -155,4 +155,6 @@ public protocol PasskeyStore: Sendable {
     func deleteUser(handle: [UInt8]) async throws(StoreError) -> Bool
     /// Deletes expired ceremonies; returns how many.
     func purgeExpiredCeremonies() async throws(StoreError) -> Int
+    /// Succeeds when the store can serve requests (readiness).
+    func ping() async throws(StoreError)
 }

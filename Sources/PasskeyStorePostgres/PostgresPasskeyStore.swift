@@ -272,6 +272,10 @@ public final class PostgresPasskeyStore: PasskeyStore {
         try await run { connection in (try connection.execute("DELETE FROM credentials WHERE id = \(id)").affectedRows ?? 0) > 0 }
     }
 
+    public func ping() async throws(StoreError) {
+        _ = try await run { connection in _ = try connection.execute("SELECT 1") }
+    }
+
     public func deleteUser(handle: [UInt8]) async throws(StoreError) -> Bool {
         try await run { connection in (try connection.execute("DELETE FROM users WHERE user_handle = \(handle)").affectedRows ?? 0) > 0 }
     }

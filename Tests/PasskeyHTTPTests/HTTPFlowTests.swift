@@ -1,9 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LibPQ
 import NIOCore
+import NIOPosix
 import PasskeyHTTP
 import PasskeyStore
+import PasskeyStorePostgres
 import Synchronization
 import Testing
 import WebAuthnCore
@@ -229,9 +232,28 @@ struct HTTPFlowTests {
             let huge = try await client.post("/v1/registration/finish", Array(repeating: UInt8(ascii: " "), count: 200_000))
             #expect(huge.status == 413 && huge.errorCode == "body_too_large")
             #expect(try await harness.store.listUsers(nameFilter: nil, limit: 10, after: nil).isEmpty)
-            // Still serving.
+            // Still serving, and ready.
             #expect(try await client.execute(uri: "/healthz", method: .get) { Int($0.status.code) } == 200)
+            #expect(try await client.execute(uri: "/readyz", method: .get) { Int($0.status.code) } == 200)
         }
+    }
+
+    @Test("readiness is 503 with a JSON error while the database cannot be reached")
+    func notReady() async throws {
+        // A real PostgreSQL store whose server is not there (nothing listens on port 1).
+        let pool = PGPool(url: "postgresql://postgres@127.0.0.1:1/passkeyd?connect_timeout=2", size: 1, threadPool: .singleton)
+        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
+        let app = Application(router: buildRouter(service: CeremonyService(relyingParty: rp, store: PostgresPasskeyStore(pool: pool))))
+        try await app.test(.router) { client in
+            let reply = try await client.execute(uri: "/readyz", method: .get) { response in
+                Reply(status: Int(response.status.code), body: Array(response.body.readableBytesView))
+            }
+            #expect(reply.status == 503 && reply.errorCode == "storage_unavailable")
+            #expect(try await client.execute(uri: "/healthz", method: .get) { Int($0.status.code) } == 200)
+            let begin = try await client.post("/v1/authentication/begin", Array("{}".utf8))
+            #expect(begin.status == 503, "no ceremony starts without storage")
+        }
+        await pool.shutdown()
     }
 
     @Test("API keys, when configured, are required")

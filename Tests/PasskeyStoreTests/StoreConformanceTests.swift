@@ -122,6 +122,11 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func pingAnswers(_ subject: StoreUnderTest) async throws {
+        try await (try await subject.make()).ping()
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func ceremoniesAreSingleUse(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let challenge = Array(repeating: UInt8(9), count: 32)
