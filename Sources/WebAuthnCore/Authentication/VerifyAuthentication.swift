@@ -126,19 +126,10 @@ extension RelyingParty {
             }
         }
         let flags = authenticatorData.flags
-        // Step 16: "Verify that the UP bit of the flags in authData is set."
-        guard flags.contains(.userPresent) || allowMissingUserPresenceUnsafe else {
-            throw WebAuthnError(.userNotPresent, "UP flag clear")
-        }
-        // Step 17: "Determine whether user verification is required for this assertion ... If user verification
-        // is required, verify that the UV bit of the flags in authData is set."
-        if state.userVerification == .required || userVerification == .required {
-            guard flags.contains(.userVerified) else { throw WebAuthnError(.userNotVerified, "UV flag clear") }
-        }
-        // Step 18: "If the BE bit of the flags in authData is not set, verify that the BS bit is not set."
-        guard flags.contains(.backupEligible) || !flags.contains(.backupState) else {
-            throw WebAuthnError(.backupStateInvalid, "BS set without BE")
-        }
+        // Steps 16–18: UP set, UV set when required, BS only with BE.
+        try FlagChecks.verify(
+            flags, userVerificationRequired: state.userVerification == .required || userVerification == .required,
+            allowMissingUserPresence: allowMissingUserPresenceUnsafe)
         // Step 19: "If credentialRecord.backupEligible is set, verify that currentBe is set. If
         // credentialRecord.backupEligible is not set, verify that currentBe is not set."
         guard flags.contains(.backupEligible) == credential.backupEligible else {

@@ -88,18 +88,10 @@ extension RelyingParty {
             throw WebAuthnError(.rpIDHashMismatch, "rpIdHash is not SHA-256(\(id))")
         }
         let flags = authenticatorData.flags
-        // Step 15: "Verify that the UP bit of the flags in authData is set."
-        guard flags.contains(.userPresent) || allowMissingUserPresenceUnsafe else {
-            throw WebAuthnError(.userNotPresent, "UP flag clear")
-        }
-        // Step 16: "If the Relying Party requires user verification for this registration, verify that the UV bit ... is set."
-        if state.userVerification == .required || userVerification == .required {
-            guard flags.contains(.userVerified) else { throw WebAuthnError(.userNotVerified, "UV flag clear") }
-        }
-        // Step 17: "If the BE bit of the flags in authData is not set, verify that the BS bit is not set."
-        guard flags.contains(.backupEligible) || !flags.contains(.backupState) else {
-            throw WebAuthnError(.backupStateInvalid, "BS set without BE")
-        }
+        // Steps 15–17: UP set, UV set when required, BS only with BE.
+        try FlagChecks.verify(
+            flags, userVerificationRequired: state.userVerification == .required || userVerification == .required,
+            allowMissingUserPresence: allowMissingUserPresenceUnsafe)
         // Steps 18–19: "If the Relying Party uses the credential's backup eligibility to inform its user experience
         // flows and/or policies, evaluate the BE bit ..."
         switch backupEligibility {

@@ -115,3 +115,23 @@ public struct AuthenticatorData: Sendable {
         }
     }
 }
+
+/// The flag checks both ceremonies run in the same order: §7.1 steps 15–17 / §7.2 steps 16–18.
+enum FlagChecks {
+    static func verify(
+        _ flags: AuthenticatorFlags, userVerificationRequired: Bool, allowMissingUserPresence: Bool
+    ) throws(WebAuthnError) {
+        // "Verify that the UP bit of the flags in authData is set."
+        guard flags.contains(.userPresent) || allowMissingUserPresence else {
+            throw WebAuthnError(.userNotPresent, "UP flag clear")
+        }
+        // "If user verification is required ..., verify that the UV bit of the flags in authData is set."
+        if userVerificationRequired, !flags.contains(.userVerified) {
+            throw WebAuthnError(.userNotVerified, "UV flag clear")
+        }
+        // "If the BE bit of the flags in authData is not set, verify that the BS bit is not set."
+        guard flags.contains(.backupEligible) || !flags.contains(.backupState) else {
+            throw WebAuthnError(.backupStateInvalid, "BS set without BE")
+        }
+    }
+}
