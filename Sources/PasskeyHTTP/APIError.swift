@@ -16,6 +16,8 @@ public struct APIError: Error, Sendable, Equatable {
     static let malformedJSON = APIError(status: 400, code: "malformed_json", message: "The request body is not the expected JSON.")
     static let bodyTooLarge = APIError(status: 413, code: "body_too_large", message: "The request body is too large.")
     static let unauthorized = APIError(status: 401, code: "unauthorized", message: "A valid API key is required.")
+    static let adminUnauthorized = APIError(status: 401, code: "unauthorized", message: "A valid admin key is required.")
+    static let userUnknown = APIError(status: 404, code: "user_unknown", message: "No user has this id.")
     static let challengeUnknown = APIError(
         status: 400, code: "challenge_unknown_or_expired",
         message: "No pending ceremony has this challenge: it is unknown, expired or already used.")

@@ -10,17 +10,29 @@ import WebAuthnModel
 public struct HTTPConfiguration: Sendable {
     /// Bearer keys accepted on the ceremony endpoints; none = open (local development).
     public var apiKeys: [String]
+    /// Bearer keys accepted on the admin endpoints; none = the admin API is disabled (every admin route is 404).
+    public var adminKeys: [String]
     /// Largest accepted request body (real attestations with chains are a few KiB).
     public var maxBodyBytes: Int
 
-    public init(apiKeys: [String] = [], maxBodyBytes: Int = 64 * 1024) {
+    public init(apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024) {
         self.apiKeys = apiKeys
+        self.adminKeys = adminKeys
         self.maxBodyBytes = maxBodyBytes
     }
 }
 
-/// Builds the router: `/v1/registration/{begin,finish}`, `/v1/authentication/{begin,finish}`, `/healthz` (the
-/// process is up) and `/readyz` (the store answers; 503 otherwise).
+/// Who may call a route.
+enum Access: Sendable {
+    /// Ceremony endpoints: an API key when any are configured, open otherwise.
+    case ceremony
+    /// Admin endpoints: an admin key; the routes do not exist when no admin key is configured.
+    case admin
+}
+
+/// Builds the router: the ceremony endpoints under `/v1/registration` and `/v1/authentication`, the admin API
+/// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise) and
+/// `/openapi.json`.
 public func buildRouter(service: CeremonyService, configuration: HTTPConfiguration = .init()) -> Router<BasicRequestContext> {
     let router = Router()
     let api = API(service: service, configuration: configuration)
@@ -35,11 +47,32 @@ public func buildRouter(service: CeremonyService, configuration: HTTPConfigurati
             return api.failure(APIError(StoreError(.unavailable, "\(error)")))
         }
     }
-    router.post("/v1/registration/begin") { request, context in await api.handle(request) { try await api.registrationBegin($0) } }
-    router.post("/v1/registration/finish") { request, context in await api.handle(request) { try await api.registrationFinish($0) } }
-    router.post("/v1/authentication/begin") { request, context in await api.handle(request) { try await api.authenticationBegin($0) } }
-    router.post("/v1/authentication/finish") { request, context in await api.handle(request) { try await api.authenticationFinish($0) } }
+    router.post("/v1/registration/begin") { request, context in
+        await api.handle(request, context, .registrationBegin) { body, _ in try await api.registrationBegin(body) }
+    }
+    router.post("/v1/registration/finish") { request, context in
+        await api.handle(request, context, .registrationFinish) { body, _ in try await api.registrationFinish(body) }
+    }
+    router.post("/v1/authentication/begin") { request, context in
+        await api.handle(request, context, .authenticationBegin) { body, _ in try await api.authenticationBegin(body) }
+    }
+    router.post("/v1/authentication/finish") { request, context in
+        await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
+    }
+    if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
+    addOpenAPIRoute(to: router)
     return router
+}
+
+/// What a route does, for logs and metrics.
+struct Operation: Sendable, Hashable {
+    let name: String
+    let access: Access
+
+    static let registrationBegin = Operation(name: "registration_begin", access: .ceremony)
+    static let registrationFinish = Operation(name: "registration_finish", access: .ceremony)
+    static let authenticationBegin = Operation(name: "authentication_begin", access: .ceremony)
+    static let authenticationFinish = Operation(name: "authentication_finish", access: .ceremony)
 }
 
 /// Request handling shared by the routes.
@@ -48,17 +81,23 @@ struct API: Sendable {
     let configuration: HTTPConfiguration
     /// SHA-256 of each API key, compared in constant time.
     let keyDigests: [[UInt8]]
+    /// SHA-256 of each admin key.
+    let adminKeyDigests: [[UInt8]]
 
     init(service: CeremonyService, configuration: HTTPConfiguration) {
         self.service = service
         self.configuration = configuration
         self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
+        self.adminKeyDigests = configuration.adminKeys.map { Digest.sha256(Array($0.utf8)) }
     }
 
     /// Authenticates, reads the body (capped), runs `body`, and turns every failure into a JSON error response.
-    func handle(_ request: Request, _ body: @Sendable ([UInt8]) async throws -> Response) async -> Response {
+    func handle(
+        _ request: Request, _ context: BasicRequestContext, _ operation: Operation,
+        _ body: @Sendable ([UInt8], BasicRequestContext) async throws -> Response
+    ) async -> Response {
         do {
-            try authorize(request)
+            try authorize(request, operation.access)
             var request = request
             let buffer: ByteBuffer
             do {
@@ -66,7 +105,7 @@ struct API: Sendable {
             } catch {
                 throw APIError.bodyTooLarge
             }
-            return try await body(Array(buffer.readableBytesView))
+            return try await body(Array(buffer.readableBytesView), context)
         } catch let error as APIError {
             return failure(error)
         } catch let error as WebAuthnError {
@@ -80,13 +119,21 @@ struct API: Sendable {
         }
     }
 
-    func authorize(_ request: Request) throws {
-        guard !keyDigests.isEmpty else { return }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
+    func authorize(_ request: Request, _ access: Access) throws {
+        let digests: [[UInt8]]
+        switch access {
+        case .ceremony:
+            guard !keyDigests.isEmpty else { return }
+            digests = keyDigests
+        case .admin:
+            digests = adminKeyDigests
+        }
+        let unauthorized = access == .admin ? APIError.adminUnauthorized : APIError.unauthorized
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw unauthorized }
         let presented = Digest.sha256(Array(header.dropFirst("Bearer ".count).utf8))
         var match = false
-        for digest in keyDigests where constantTimeEquals(digest, presented) { match = true }
-        guard match else { throw APIError.unauthorized }
+        for digest in digests where constantTimeEquals(digest, presented) { match = true }
+        guard match, !digests.isEmpty else { throw unauthorized }
     }
 
     func failure(_ error: APIError) -> Response {
