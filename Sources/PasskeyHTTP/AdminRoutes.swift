@@ -1,5 +1,178 @@
+import Foundation
 import Hummingbird
+import NIOCore
+import PasskeyStore
+import WebAuthnCore
+import WebAuthnModel
 
-/// The admin API under `/v1/admin` (registered only when an admin key is configured).
+/// The admin API under `/v1/admin`, registered only when an admin key is configured (otherwise every admin path
+/// is the router's 404). Every route needs `Authorization: Bearer <admin key>`. Ids in paths are base64url: the
+/// user handle for users, the credential id for credentials.
+///
+///     GET    /v1/admin/users?name=&limit=&after=     users ordered by name, filtered by a name substring, paged
+///     GET    /v1/admin/users/:userId                  a user with their credentials
+///     GET    /v1/admin/users/:userId/credentials      a user's credentials
+///     DELETE /v1/admin/users/:userId                  a user and all their credentials (204)
+///     GET    /v1/admin/credentials/:credentialId      one credential with its owner
+///     PATCH  /v1/admin/credentials/:credentialId      {"nickname": string|null}
+///     DELETE /v1/admin/credentials/:credentialId      (204)
 func addAdminRoutes(to router: Router<BasicRequestContext>, api: API) {
+    let admin = AdminAPI(store: api.service.store)
+    router.get("/v1/admin/users") { request, context in
+        await api.handle(request, context, .adminListUsers) { _, _ in try await admin.listUsers(request.uri.queryParameters) }
+    }
+    router.get("/v1/admin/users/:userId") { request, context in
+        await api.handle(request, context, .adminGetUser) { _, context in
+            try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: true)
+        }
+    }
+    router.get("/v1/admin/users/:userId/credentials") { request, context in
+        await api.handle(request, context, .adminUserCredentials) { _, context in
+            try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: false)
+        }
+    }
+    router.delete("/v1/admin/users/:userId") { request, context in
+        await api.handle(request, context, .adminDeleteUser) { _, context in
+            try await admin.deleteUser(try AdminAPI.id(context, "userId"))
+        }
+    }
+    router.get("/v1/admin/credentials/:credentialId") { request, context in
+        await api.handle(request, context, .adminGetCredential) { _, context in
+            try await admin.credential(try AdminAPI.id(context, "credentialId"))
+        }
+    }
+    router.patch("/v1/admin/credentials/:credentialId") { request, context in
+        await api.handle(request, context, .adminRenameCredential) { body, context in
+            try await admin.rename(try AdminAPI.id(context, "credentialId"), body: body)
+        }
+    }
+    router.delete("/v1/admin/credentials/:credentialId") { request, context in
+        await api.handle(request, context, .adminDeleteCredential) { _, context in
+            try await admin.deleteCredential(try AdminAPI.id(context, "credentialId"))
+        }
+    }
+}
+
+extension Operation {
+    static let adminListUsers = Operation(name: "admin_list_users", access: .admin)
+    static let adminGetUser = Operation(name: "admin_get_user", access: .admin)
+    static let adminUserCredentials = Operation(name: "admin_user_credentials", access: .admin)
+    static let adminDeleteUser = Operation(name: "admin_delete_user", access: .admin)
+    static let adminGetCredential = Operation(name: "admin_get_credential", access: .admin)
+    static let adminRenameCredential = Operation(name: "admin_rename_credential", access: .admin)
+    static let adminDeleteCredential = Operation(name: "admin_delete_credential", access: .admin)
+}
+
+extension APIError {
+    static func invalidParameter(_ message: String) -> APIError {
+        APIError(status: 400, code: "invalid_parameter", message: message)
+    }
+}
+
+/// The admin operations: parse, call the store, serialise.
+struct AdminAPI: Sendable {
+    let store: any PasskeyStore
+
+    static func json(status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try API.encoder.encode(value))))
+    }
+
+    static let defaultPageSize = 50
+    static let maxPageSize = 200
+
+    /// A base64url id from the path (user handles are 1...64 bytes, credential ids 16...1023).
+    static func id(_ context: BasicRequestContext, _ name: String) throws -> [UInt8] {
+        guard let text = context.parameters.get(name), let bytes = Base64URL.decode(text), !bytes.isEmpty, bytes.count <= 1023
+        else { throw APIError.invalidParameter("\(name) must be base64url.") }
+        return bytes
+    }
+
+    func listUsers(_ query: Parameters) async throws -> Response {
+        var limit = Self.defaultPageSize
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...Self.maxPageSize).contains(value) else {
+                throw APIError.invalidParameter("limit must be an integer from 1 to \(Self.maxPageSize).")
+            }
+            limit = value
+        }
+        let filter = query.get("name").flatMap { $0.isEmpty ? nil : $0 }
+        if let filter, filter.utf8.count > 256 { throw APIError.invalidParameter("name is at most 256 bytes.") }
+        var after: String?
+        if let cursor = query.get("after"), !cursor.isEmpty {
+            guard let bytes = Base64URL.decode(cursor), let name = String(validating: bytes, as: UTF8.self) else {
+                throw APIError.invalidParameter("after must be a cursor from a previous page.")
+            }
+            after = name
+        }
+        // One more than the page tells whether there is a next page.
+        let users = try await store.listUsers(nameFilter: filter, limit: limit + 1, after: after)
+        let page = users.prefix(limit)
+        let next = users.count > limit ? page.last.map { Base64URL.encode(Array($0.name.utf8)) } : nil
+        return try Self.json(status: .ok, UserPage(users: page.map(UserJSON.init), next: next))
+    }
+
+    func user(_ handle: [UInt8], withCredentials: Bool) async throws -> Response {
+        guard let user = try await store.user(handle: handle) else { throw APIError.userUnknown }
+        let credentials = try await store.credentials(ofUser: handle).map { CredentialJSON(admin: $0) }
+        if withCredentials {
+            return try Self.json(status: .ok, UserWithCredentials(user: UserJSON(user), credentials: credentials))
+        }
+        return try Self.json(status: .ok, ["credentials": credentials])
+    }
+
+    func deleteUser(_ handle: [UInt8]) async throws -> Response {
+        guard try await store.deleteUser(handle: handle) else { throw APIError.userUnknown }
+        return Response(status: .noContent)
+    }
+
+    func credential(_ id: [UInt8]) async throws -> Response {
+        guard let credential = try await store.credential(id: id) else { throw APIError.credentialUnknown }
+        let owner = try await store.user(handle: credential.record.userHandle)
+        return try Self.json(status: .ok, CredentialWithUser(credential: CredentialJSON(admin: credential), user: owner.map(UserJSON.init)))
+    }
+
+    func rename(_ id: [UInt8], body: [UInt8]) async throws -> Response {
+        guard case .object(let members)? = try? JSONReader.parse(body), members.keys.allSatisfy({ $0 == "nickname" }),
+            let value = members["nickname"]
+        else { throw APIError(status: 400, code: "malformed_json", message: "The body must be an object with one member, nickname: a string or null.") }
+        let nickname: String?
+        switch value {
+        case .null: nickname = nil
+        case .string(let text) where text.utf8.count <= 256: nickname = text.isEmpty ? nil : text
+        default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes, or null.")
+        }
+        guard let credential = try await store.renameCredential(id: id, nickname: nickname) else { throw APIError.credentialUnknown }
+        return try Self.json(status: .ok, ["credential": CredentialJSON(admin: credential)])
+    }
+
+    func deleteCredential(_ id: [UInt8]) async throws -> Response {
+        guard try await store.deleteCredential(id: id) else { throw APIError.credentialUnknown }
+        return Response(status: .noContent)
+    }
+}
+
+struct UserPage: Encodable {
+    let users: [UserJSON]
+    /// Cursor for the next page (`after=`); null on the last page.
+    let next: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(users, forKey: .users)
+        try container.encode(next, forKey: .next)  // explicit null on the last page
+    }
+
+    enum CodingKeys: String, CodingKey { case users, next }
+}
+
+struct UserWithCredentials: Encodable {
+    let user: UserJSON
+    let credentials: [CredentialJSON]
+}
+
+struct CredentialWithUser: Encodable {
+    let credential: CredentialJSON
+    let user: UserJSON?
 }

@@ -7,16 +7,21 @@ struct UserJSON: Encodable {
     let id: String
     let name: String
     let displayName: String
+    let createdAt: Date
 
     init(_ user: StoredUser) {
         id = Base64URL.encode(user.handle)
         name = user.name
         displayName = user.displayName
+        createdAt = user.createdAt
     }
 }
 
+/// A credential as the API shows it. `nickname` and `lastUsedAt` are always present (null when unset); `userId`
+/// only in the admin API.
 struct CredentialJSON: Encodable {
     let id: String
+    let userId: String?
     let publicKeyAlgorithm: Int
     let signCount: UInt32
     let aaguid: String
@@ -24,13 +29,24 @@ struct CredentialJSON: Encodable {
     let transports: [String]
     let backupEligible: Bool
     let backedUp: Bool
-    let userVerified: Bool?
+    /// Whether the user was verified at registration (or, for a stored credential, ever: uvInitialized).
+    let userVerified: Bool
     let nickname: String?
     let createdAt: Date
     let lastUsedAt: Date?
 
     init(_ credential: StoredCredential, verified: VerifiedRegistration?) {
+        self.init(credential, verified: verified, userId: nil)
+    }
+
+    /// The admin API's form, with the owner's user id.
+    init(admin credential: StoredCredential) {
+        self.init(credential, verified: nil, userId: Base64URL.encode(credential.record.userHandle))
+    }
+
+    private init(_ credential: StoredCredential, verified: VerifiedRegistration?, userId: String?) {
         id = Base64URL.encode(credential.id)
+        self.userId = userId
         publicKeyAlgorithm = credential.algorithm
         signCount = credential.record.signCount
         aaguid = Self.uuid(credential.aaguid)
@@ -38,10 +54,32 @@ struct CredentialJSON: Encodable {
         transports = credential.record.transports
         backupEligible = credential.record.backupEligible
         backedUp = credential.record.backupState
-        userVerified = verified?.userVerified
+        userVerified = verified?.userVerified ?? credential.record.uvInitialized
         nickname = credential.nickname
         createdAt = credential.createdAt
         lastUsedAt = credential.lastUsedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, userId, publicKeyAlgorithm, signCount, aaguid, attestationFormat, transports, backupEligible, backedUp
+        case userVerified, nickname, createdAt, lastUsedAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(userId, forKey: .userId)
+        try container.encode(publicKeyAlgorithm, forKey: .publicKeyAlgorithm)
+        try container.encode(signCount, forKey: .signCount)
+        try container.encode(aaguid, forKey: .aaguid)
+        try container.encode(attestationFormat, forKey: .attestationFormat)
+        try container.encode(transports, forKey: .transports)
+        try container.encode(backupEligible, forKey: .backupEligible)
+        try container.encode(backedUp, forKey: .backedUp)
+        try container.encode(userVerified, forKey: .userVerified)
+        try container.encode(nickname, forKey: .nickname)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(lastUsedAt, forKey: .lastUsedAt)
     }
 
     static func uuid(_ bytes: [UInt8]) -> String {

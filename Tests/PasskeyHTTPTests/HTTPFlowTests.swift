@@ -26,12 +26,12 @@ struct Harness {
     let store: InMemoryPasskeyStore
     let app: Application<RouterResponder<BasicRequestContext>>
 
-    init(apiKeys: [String] = []) {
+    init(apiKeys: [String] = [], adminKeys: [String] = []) {
         let clock = self.clock
         store = InMemoryPasskeyStore(now: { clock.now })
         let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Self.origin])
         let service = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
-        app = Application(router: buildRouter(service: service, configuration: HTTPConfiguration(apiKeys: apiKeys)))
+        app = Application(router: buildRouter(service: service, configuration: HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys)))
     }
 }
 
@@ -46,6 +46,13 @@ struct Reply {
 extension TestClientProtocol {
     func post(_ path: String, _ body: [UInt8], headers: HTTPFields = [:]) async throws -> Reply {
         try await execute(uri: path, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { response in
+            Reply(status: Int(response.status.code), body: Array(response.body.readableBytesView))
+        }
+    }
+
+    /// Any method, optional body.
+    func send(_ method: HTTPRequest.Method, _ path: String, _ body: [UInt8]? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+        try await execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }) { response in
             Reply(status: Int(response.status.code), body: Array(response.body.readableBytesView))
         }
     }
