@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "WebAuthnCore", targets: ["WebAuthnCore"]),
         .executable(name: "passkeyd", targets: ["PasskeyServer"]),
         .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
+        .executable(name: "passkeyd-softkey", targets: ["PasskeySoftKey"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -101,6 +102,12 @@ let package = Package(
         .executableTarget(
             name: "PasskeyBench",
             dependencies: ["WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec"],
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
+            name: "PasskeySoftKey",
+            dependencies: ["WebAuthnModel", "WebAuthnTestSupport", "COSECrypto"],
             swiftSettings: strictSettings
         ),
 

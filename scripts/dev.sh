@@ -2,7 +2,8 @@
 # passkeyd developer entry point: the two README commands.
 #
 #   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
-#   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL
+#   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then the README's
+#                         curl walkthrough (scripts/smoke.sh) against a running passkeyd
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
@@ -13,7 +14,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
-debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib)
+debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl jq)
 
 install_missing() {
     local missing=()
@@ -36,6 +37,7 @@ run)
     scripts/postgres.sh start
     export PASSKEYD_DATABASE_URL="${PASSKEYD_DATABASE_URL:-$(scripts/postgres.sh url)}"
     swift build -c release --product passkeyd
+    swift build -c release --product passkeyd-softkey
     echo "passkeyd: PostgreSQL at $PASSKEYD_DATABASE_URL; serving on ${PASSKEYD_LISTEN:-127.0.0.1:8080}" >&2
     exec "$(swift build -c release --show-bin-path)/passkeyd"
     ;;
@@ -46,6 +48,8 @@ test)
     export PASSKEYD_TEST_DATABASE_URL="$(scripts/postgres.sh url)"
     swift build --build-tests
     swift test --skip-build
+    # The README's curl walkthrough against a real passkeyd process.
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$(swift build --show-bin-path)"
     ;;
 bench)
     install_missing

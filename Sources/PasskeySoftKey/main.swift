@@ -1,0 +1,79 @@
+// passkeyd-softkey: a software passkey for trying passkeyd from a shell (development and smoke tests only; the
+// private key is kept in a plain file).
+//
+//   passkeyd-softkey register --key FILE [--origin URL] [--algorithm ES256] [--nickname NAME]
+//       reads a registration begin response ({"publicKey": …}) on stdin, creates a credential, saves it to FILE,
+//       prints a registration finish body ({"credential": …}) on stdout
+//   passkeyd-softkey sign --key FILE [--origin URL]
+//       reads an authentication begin response on stdin, signs with the credential in FILE (updating its counter),
+//       prints an authentication finish body on stdout
+//
+// The origin defaults to http://localhost:8080, passkeyd's default allowed origin.
+import COSECrypto
+import Foundation
+import WebAuthnModel
+import WebAuthnTestSupport
+
+struct UsageError: Error, CustomStringConvertible { let description: String }
+
+struct Envelope<T: Decodable>: Decodable { let publicKey: T }
+struct RegistrationBody: Encodable { let credential: RegistrationResponseJSON; let nickname: String? }
+struct AuthenticationBody: Encodable { let credential: AuthenticationResponseJSON }
+
+func options<T: Decodable>(_ type: T.Type, from input: Data) throws -> T {
+    if let wrapped = try? JSONDecoder().decode(Envelope<T>.self, from: input) { return wrapped.publicKey }
+    do {
+        return try JSONDecoder().decode(T.self, from: input)
+    } catch {
+        throw UsageError(description: "stdin is not the begin response: \(String(decoding: input.prefix(300), as: UTF8.self))")
+    }
+}
+
+func run() throws {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    guard let command = arguments.first, ["register", "sign"].contains(command) else {
+        throw UsageError(description: "usage: passkeyd-softkey register|sign --key FILE [--origin URL] [--algorithm ES256] [--nickname NAME]")
+    }
+    arguments.removeFirst()
+    var flags: [String: String] = [:]
+    while let flag = arguments.first {
+        guard flag.hasPrefix("--"), arguments.count >= 2 else { throw UsageError(description: "unexpected argument \(flag)") }
+        flags[String(flag.dropFirst(2))] = arguments[1]
+        arguments.removeFirst(2)
+    }
+    guard let keyPath = flags["key"] else { throw UsageError(description: "--key FILE is required") }
+    let origin = flags["origin"] ?? "http://localhost:8080"
+    let input = FileHandle.standardInput.readDataToEndOfFile()
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    let output: Data
+    var credential: SoftCredential
+    switch command {
+    case "register":
+        var knobs = RegistrationKnobs(origin: origin)
+        if let name = flags["algorithm"] {
+            guard let algorithm = COSEAlgorithm.allSupported.first(where: { $0.description.caseInsensitiveCompare(name) == .orderedSame })
+            else { throw UsageError(description: "unknown algorithm \(name)") }
+            knobs.algorithm = algorithm
+        }
+        let (response, created) = try SoftAuthenticator.register(options: try options(CreationOptionsJSON.self, from: input), knobs: knobs)
+        credential = created
+        output = try encoder.encode(RegistrationBody(credential: response, nickname: flags["nickname"]))
+    default:
+        credential = try JSONDecoder().decode(SoftCredentialFile.self, from: Data(contentsOf: URL(fileURLWithPath: keyPath))).credential()
+        var knobs = AssertionKnobs(origin: origin)
+        knobs.counterIncrement = 1
+        let response = try SoftAuthenticator.authenticate(
+            options: try options(RequestOptionsJSON.self, from: input), credential: &credential, knobs: knobs)
+        output = try encoder.encode(AuthenticationBody(credential: response))
+    }
+    try encoder.encode(SoftCredentialFile(credential)).write(to: URL(fileURLWithPath: keyPath), options: .atomic)
+    FileHandle.standardOutput.write(output)
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("passkeyd-softkey: \(error)\n".utf8))
+    exit(1)
+}

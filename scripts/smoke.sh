@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The README's curl walkthrough, run for real against a passkeyd process (scripts/dev.sh test runs it last).
+#
+#   scripts/smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#
+# Starts passkeyd on 127.0.0.1:${SMOKE_PORT:-18080} with an admin key, then: register alice with a software
+# passkey, sign in with her name and discoverably, register a second passkey (the first is excluded), list users
+# and credentials through the admin API, rename, delete, and check a deleted passkey no longer signs in.
+set -euo pipefail
+bin="$(cd "${1:?usage: scripts/smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+port="${SMOKE_PORT:-18080}"
+export PATH="$bin:$PATH"
+export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_ADMIN_KEYS="smoke-admin-key" PASSKEYD_MIGRATIONS="$repo/Migrations"
+export PASSKEYD_ORIGINS="http://localhost:8080" PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}"
+passkeyd 2>"$work/passkeyd.log" &
+server=$!
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 100); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
+
+API="http://127.0.0.1:$port"
+ADMIN=(-H "Authorization: Bearer smoke-admin-key")
+fail() { echo "smoke: $*" >&2; cat "$work/passkeyd.log" >&2; exit 1; }
+expect() { # expect STATUS  METHOD PATH [curl args…]: prints the body, fails on another status
+    local want=$1 method=$2 path=$3; shift 3
+    local out status
+    out=$(curl -s -w '\n%{http_code}' -X "$method" "$API$path" "$@") || fail "$method $path: curl failed"
+    status=${out##*$'\n'}
+    [[ $status == "$want" ]] || fail "$method $path: HTTP $status, wanted $want: ${out%$'\n'*}"
+    printf '%s' "${out%$'\n'*}"
+}
+cd "$work"
+name="smoke-$(date +%s%N)"
+
+# --- README: register, sign in, manage (keep in step with README "Try it") ---
+expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\",\"displayName\":\"Alice\"}}" \
+    | passkeyd-softkey register --key alice.json --nickname laptop >finish.json
+expect 201 POST /v1/registration/finish --json @finish.json >registered.json
+user_id=$(jq -r .user.id registered.json)
+first=$(jq -r .credential.id registered.json)
+
+expect 200 POST /v1/authentication/begin --json "{\"user\":{\"name\":\"$name\"}}" \
+    | passkeyd-softkey sign --key alice.json >assert.json
+[[ $(expect 200 POST /v1/authentication/finish --json @assert.json | jq -r .userVerified) == true ]] || fail "userVerified"
+expect 400 POST /v1/authentication/finish --json @assert.json | jq -e '.error.code == "challenge_unknown_or_expired"' >/dev/null \
+    || fail "a replayed finish must be refused"
+
+expect 200 POST /v1/authentication/begin --json '{}' | passkeyd-softkey sign --key alice.json >assert.json
+expect 200 POST /v1/authentication/finish --json @assert.json | jq -e ".credential.id == \"$first\"" >/dev/null || fail "discoverable"
+
+expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\"}}" >begin2.json
+jq -e ".publicKey.excludeCredentials[0].id == \"$first\"" begin2.json >/dev/null || fail "excludeCredentials"
+passkeyd-softkey register --key alice2.json --algorithm EdDSA <begin2.json | expect 201 POST /v1/registration/finish --json @- >/dev/null
+
+expect 200 GET "/v1/admin/users?name=$name&limit=10" "${ADMIN[@]}" | jq -e ".users[0].id == \"$user_id\"" >/dev/null || fail "list users"
+[[ $(expect 200 GET "/v1/admin/users/$user_id/credentials" "${ADMIN[@]}" | jq '.credentials | length') == 2 ]] || fail "two credentials"
+expect 200 PATCH "/v1/admin/credentials/$first" "${ADMIN[@]}" --json '{"nickname":"work laptop"}' \
+    | jq -e '.credential.nickname == "work laptop"' >/dev/null || fail "rename"
+expect 200 GET "/v1/admin/credentials/$first" "${ADMIN[@]}" | jq -e '.credential.signCount >= 2' >/dev/null || fail "counter"
+expect 204 DELETE "/v1/admin/credentials/$first" "${ADMIN[@]}" >/dev/null
+expect 200 POST /v1/authentication/begin --json '{}' | passkeyd-softkey sign --key alice.json >assert.json
+expect 404 POST /v1/authentication/finish --json @assert.json >/dev/null
+expect 401 GET /v1/admin/users >/dev/null
+expect 204 DELETE "/v1/admin/users/$user_id" "${ADMIN[@]}" >/dev/null
+expect 404 GET "/v1/admin/users/$user_id" "${ADMIN[@]}" >/dev/null
+expect 200 GET /openapi.json | jq -e '.openapi' >/dev/null || fail "openapi"
+curl -sf "$API/metrics" | grep -q '^passkeyd_requests_total' || fail "metrics"
+kill -TERM $server
+wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+echo "smoke: README walkthrough passed against a running passkeyd"
