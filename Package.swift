@@ -80,9 +80,21 @@ let package = Package(
         ),
 
         // MARK: the executable: the only place concrete parts are chosen
+        // Its settings (environment parsing and validation), JSON log handler and pool gauges, in a library so
+        // they can be unit-tested.
+        .target(
+            name: "PasskeyServerSupport",
+            dependencies: [
+                "PasskeyHTTP", "LibPQ", "WebAuthnCore", "COSECrypto",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
+                "PasskeyServerSupport",
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -119,7 +131,7 @@ let package = Package(
             name: "PasskeyHTTPTests",
             dependencies: [
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
-                "WebAuthnTestSupport",
+                "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import Foundation
 import PasskeyStore
 import WebAuthnCore
 
@@ -59,5 +60,56 @@ public struct APIError: Error, Sendable, Equatable {
     /// `{"error":{"code":...,"message":...}}`
     var jsonBody: [UInt8] {
         Array("{\"error\":{\"code\":\"\(code)\",\"message\":\"\(message)\"}}".utf8)
+    }
+}
+
+/// A failed request: the error the client sees and, for the log only, the detail behind it.
+struct FailedRequest: Sendable {
+    let error: APIError
+    /// The engine's or store's `reason`, or the type of an unexpected error. Never sent to the client.
+    let reason: String?
+
+    /// Maps anything a handler throws.
+    init(_ error: any Error) {
+        switch error {
+        case let error as APIError:
+            self.error = error
+            reason = nil
+        case let error as WebAuthnError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as StoreError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as DecodingError:
+            // Only the path: a decoding error's description may quote the input.
+            self.error = .malformedJSON
+            reason = "JSON decoding failed at \(Self.codingPath(error))"
+        default:
+            // Only the type: an unexpected error's description may carry values.
+            self.error = .internalError
+            reason = "unexpected \(String(reflecting: type(of: error)))"
+        }
+    }
+
+    /// `/readyz`: any failure of the store's ping is "storage unavailable".
+    init(readiness error: any Error) {
+        if let error = error as? StoreError {
+            self.init(error)
+        } else {
+            self.init(StoreError(.unavailable, "ping failed: \(String(reflecting: type(of: error)))"))
+        }
+    }
+
+    private static func codingPath(_ error: DecodingError) -> String {
+        let path: [any CodingKey]
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+            .dataCorrupted(let context):
+            path = context.codingPath
+        @unknown default:
+            path = []
+        }
+        return path.isEmpty ? "the top level" : path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
     }
 }

@@ -1,6 +1,8 @@
 import COSECrypto
-public import Foundation
+import Foundation
 public import Hummingbird
+import Logging
+public import Metrics
 import NIOCore
 import PasskeyStore
 import WebAuthnCore
@@ -14,11 +16,23 @@ public struct HTTPConfiguration: Sendable {
     public var adminKeys: [String]
     /// Largest accepted request body (real attestations with chains are a few KiB).
     public var maxBodyBytes: Int
+    /// Where the request metrics go (``RequestMetricNames``); nil = the global `MetricsSystem.factory` as of
+    /// ``buildRouter(service:configuration:)``. Tests inject their own factory (the global one can be bootstrapped
+    /// once per process only).
+    public var metricsFactory: (any MetricsFactory)?
+    /// The Prometheus text exposition served at `GET /metrics`; nil = no `/metrics` route (404). Called on every
+    /// scrape, so it may also refresh gauges first.
+    public var metricsExporter: (@Sendable () -> [UInt8])?
 
-    public init(apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024) {
+    public init(
+        apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024,
+        metricsFactory: (any MetricsFactory)? = nil, metricsExporter: (@Sendable () -> [UInt8])? = nil
+    ) {
         self.apiKeys = apiKeys
         self.adminKeys = adminKeys
         self.maxBodyBytes = maxBodyBytes
+        self.metricsFactory = metricsFactory
+        self.metricsExporter = metricsExporter
     }
 }
 
@@ -31,20 +45,21 @@ enum Access: Sendable {
 }
 
 /// Builds the router: the ceremony endpoints under `/v1/registration` and `/v1/authentication`, the admin API
-/// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise) and
-/// `/openapi.json`.
+/// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise),
+/// `/openapi.json` and, when the configuration has an exporter, `/metrics`.
 public func buildRouter(service: CeremonyService, configuration: HTTPConfiguration = .init()) -> Router<BasicRequestContext> {
     let router = Router()
     let api = API(service: service, configuration: configuration)
     router.get("/healthz") { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
-    router.get("/readyz") { _, _ in
+    router.get("/readyz") { _, context in
         do {
             try await service.store.ping()
             return api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ready\"}".utf8))
-        } catch let error as StoreError {
-            return api.failure(APIError(error))
         } catch {
-            return api.failure(APIError(StoreError(.unavailable, "\(error)")))
+            let failure = FailedRequest(readiness: error)
+            context.logger.warning(
+                "not ready", metadata: ["code": .string(failure.error.code), "reason": .string(failure.reason ?? "")])
+            return api.failure(failure.error)
         }
     }
     router.post("/v1/registration/begin") { request, context in
@@ -61,6 +76,7 @@ public func buildRouter(service: CeremonyService, configuration: HTTPConfigurati
     }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     addOpenAPIRoute(to: router)
+    if let exporter = configuration.metricsExporter { addMetricsRoute(to: router, exporter: exporter) }
     return router
 }
 
@@ -83,19 +99,27 @@ struct API: Sendable {
     let keyDigests: [[UInt8]]
     /// SHA-256 of each admin key.
     let adminKeyDigests: [[UInt8]]
+    /// Request counters and timers.
+    let metrics: RequestMetrics
 
     init(service: CeremonyService, configuration: HTTPConfiguration) {
         self.service = service
         self.configuration = configuration
         self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
         self.adminKeyDigests = configuration.adminKeys.map { Digest.sha256(Array($0.utf8)) }
+        self.metrics = RequestMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
     }
 
     /// Authenticates, reads the body (capped), runs `body`, and turns every failure into a JSON error response.
+    /// Every request is counted and timed; failures are logged at `info` (`warning` for 5xx) with the error's
+    /// detail, successes at `debug`. Bodies, keys and headers are never logged.
     func handle(
         _ request: Request, _ context: BasicRequestContext, _ operation: Operation,
         _ body: @Sendable ([UInt8], BasicRequestContext) async throws -> Response
     ) async -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        var failed: FailedRequest?
         do {
             try authorize(request, operation.access)
             var request = request
@@ -105,18 +129,39 @@ struct API: Sendable {
             } catch {
                 throw APIError.bodyTooLarge
             }
-            return try await body(Array(buffer.readableBytesView), context)
-        } catch let error as APIError {
-            return failure(error)
-        } catch let error as WebAuthnError {
-            return failure(APIError(error))
-        } catch let error as StoreError {
-            return failure(APIError(error))
-        } catch is DecodingError {
-            return failure(.malformedJSON)
+            response = try await body(Array(buffer.readableBytesView), context)
         } catch {
-            return failure(.internalError)
+            let failure = FailedRequest(error)
+            response = self.failure(failure.error)
+            failed = failure
         }
+        let duration = ContinuousClock.now - start
+        metrics.record(operation: operation.name, code: failed?.error.code, duration: duration)
+        logOutcome(context.logger, operation, status: Int(response.status.code), failed, duration)
+        return response
+    }
+
+    /// One line per request: the request id is in the logger's metadata (`hb.request.id`).
+    func logOutcome(_ logger: Logger, _ operation: Operation, status: Int, _ failed: FailedRequest?, _ duration: Duration) {
+        guard let failed else {
+            logger.debug(
+                "request completed",
+                metadata: [
+                    "operation": .string(operation.name), "status": .stringConvertible(status), "code": .string(RequestMetrics.successCode),
+                    "duration_ms": .stringConvertible(duration.loggedMilliseconds),
+                ])
+            return
+        }
+        logger.log(
+            level: status >= 500 ? .warning : .info, "request failed",
+            metadata: {
+                var metadata: Logger.Metadata = [
+                    "operation": .string(operation.name), "status": .stringConvertible(status), "code": .string(failed.error.code),
+                    "duration_ms": .stringConvertible(duration.loggedMilliseconds),
+                ]
+                if let reason = failed.reason, !reason.isEmpty { metadata["reason"] = .string(reason) }
+                return metadata
+            }())
     }
 
     func authorize(_ request: Request, _ access: Access) throws {

@@ -3,87 +3,99 @@
 //   passkeyd           apply pending migrations (under an advisory lock), then serve
 //   passkeyd migrate   apply pending migrations and exit
 //
-// Configuration comes from the environment (see README "Configuration").
+// Configuration comes from the environment (see README "Configuration"; parsed and validated by
+// PasskeyServerSupport.Settings). Logs are JSON Lines on stderr.
+import COSECrypto
 import Foundation
 import Hummingbird
 import LibPQ
+import Logging
+import Metrics
 import NIOPosix
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
+import Prometheus
 import WebAuthnCore
 
-struct ConfigurationError: Error, CustomStringConvertible { let description: String }
+let arguments = CommandLine.arguments.dropFirst()
 
-struct Settings {
-    let host: String
-    let port: Int
-    let databaseURL: String
-    let poolSize: Int
-    let migrations: URL
-    let relyingParty: RelyingParty
-    let http: HTTPConfiguration
-
-    init(_ environment: [String: String]) throws {
-        func value(_ key: String, _ fallback: String) -> String { environment[key].flatMap { $0.isEmpty ? nil : $0 } ?? fallback }
-        func list(_ key: String, _ fallback: String) -> [String] {
-            value(key, fallback).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        let listen = value("PASSKEYD_LISTEN", "127.0.0.1:8080")
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
-            throw ConfigurationError(description: "PASSKEYD_LISTEN must be host:port")
-        }
-        host = String(listen[..<colon])
-        self.port = port
-        guard let url = environment["PASSKEYD_DATABASE_URL"], !url.isEmpty else {
-            throw ConfigurationError(description: "PASSKEYD_DATABASE_URL is required")
-        }
-        databaseURL = url
-        poolSize = Int(value("PASSKEYD_POOL_SIZE", "8")) ?? 8
-        migrations = URL(fileURLWithPath: value("PASSKEYD_MIGRATIONS", "Migrations"))
-
-        var rp = RelyingParty(
-            id: value("PASSKEYD_RP_ID", "localhost"), name: value("PASSKEYD_RP_NAME", "passkeyd"),
-            allowedOrigins: Set(list("PASSKEYD_ORIGINS", "http://localhost:8080")))
-        switch value("PASSKEYD_USER_VERIFICATION", "required") {
-        case "required": rp.userVerification = .required
-        case "preferred-unsafe": rp.userVerification = .preferredUnsafe
-        case "discouraged-unsafe": rp.userVerification = .discouragedUnsafe
-        case let other: throw ConfigurationError(description: "PASSKEYD_USER_VERIFICATION: unknown value \(other)")
-        }
-        guard let ttl = Int(value("PASSKEYD_CHALLENGE_TTL", "300")), (30...3600).contains(ttl) else {
-            throw ConfigurationError(description: "PASSKEYD_CHALLENGE_TTL must be 30...3600 seconds")
-        }
-        rp.challengeTimeout = .seconds(ttl)
-        relyingParty = rp
-        http = HTTPConfiguration(apiKeys: list("PASSKEYD_API_KEYS", ""))
-    }
+// Configuration errors go to stderr as plain text, before logging is set up; they never contain key values.
+let settings: Settings
+do {
+    settings = try Settings.load()
+} catch {
+    FileHandle.standardError.write(Data("passkeyd: configuration error: \(error)\n".utf8))
+    exit(2)
 }
 
-let arguments = CommandLine.arguments.dropFirst()
+let logLevel = settings.logLevel
+LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: logLevel) }
+let logger = Logger(label: "passkeyd")
+for warning in settings.warnings { logger.warning("configuration warning", metadata: ["detail": .string(warning)]) }
+
 do {
-    let settings = try Settings(ProcessInfo.processInfo.environment)
     let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: .singleton)
     let applied = try await Migrator(directory: settings.migrations).migrate(using: pool)
-    for migration in applied { print("passkeyd: applied migration \(migration)") }
-    if arguments.first == "migrate" { exit(0) }
+    for migration in applied { logger.info("applied migration", metadata: ["migration": .string(migration.description)]) }
+    if arguments.first == "migrate" {
+        await pool.shutdown()
+        exit(0)
+    }
+
+    var http = settings.http
+    if settings.metricsEnabled {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[RequestMetricNames.duration] = RequestMetricNames.durationBuckets
+        MetricsSystem.bootstrap(factory)
+        let poolMetrics = PoolMetrics(pool: pool, factory: factory)
+        http.metricsFactory = factory
+        http.metricsExporter = {
+            poolMetrics.update()
+            return registry.emitToBuffer()
+        }
+    } else {
+        http.metricsFactory = NOOPMetricsHandler.instance
+    }
 
     let store = PostgresPasskeyStore(pool: pool)
     let service = CeremonyService(relyingParty: settings.relyingParty, store: store)
     // Purge expired ceremonies in the background; requests never wait for it.
     let purger = Task {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(60))
-            _ = try? await store.purgeExpiredCeremonies()
+        while true {
+            do { try await Task.sleep(for: .seconds(60)) } catch { return }  // cancelled: shutting down
+            do {
+                let purged = try await store.purgeExpiredCeremonies()
+                if purged > 0 { logger.debug("purged expired ceremonies", metadata: ["count": .stringConvertible(purged)]) }
+            } catch {
+                let reason = (error as? StoreError).map { "\($0.code): \($0.reason)" } ?? String(reflecting: type(of: error))
+                logger.warning("purging expired ceremonies failed", metadata: ["reason": .string(reason)])
+            }
         }
     }
+    let rp = settings.relyingParty
+    logger.info(
+        "passkeyd starting",
+        metadata: [
+            "listen": .string("\(settings.host):\(settings.port)"), "rp_id": .string(rp.id),
+            "origins": .array(rp.allowedOrigins.sorted().map { .string($0) }),
+            "algorithms": .array(rp.algorithms.algorithms.map { .string($0.name) }),
+            "attestation": .string(rp.attestation.requirement == .trustedRequired ? "trusted-required" : "any-verified"),
+            "trust_roots": .array(rp.attestation.trustAnchors.keys.sorted().map { .string($0) }),
+            "api_keys": .stringConvertible(settings.apiKeys.count), "admin_api": .stringConvertible(!settings.adminKeys.isEmpty),
+            "metrics": .stringConvertible(settings.metricsEnabled), "pool_size": .stringConvertible(settings.poolSize),
+        ])
     let app = Application(
-        router: buildRouter(service: service, configuration: settings.http),
-        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"))
+        router: buildRouter(service: service, configuration: http),
+        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
+        logger: logger)
     try await app.runService()
     purger.cancel()
+    await purger.value
     await pool.shutdown()
 } catch {
-    FileHandle.standardError.write(Data("passkeyd: \(error)\n".utf8))
+    logger.critical("passkeyd stopped", metadata: ["error": .string("\(error)")])
     exit(1)
 }

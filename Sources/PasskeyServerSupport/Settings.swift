@@ -1,0 +1,411 @@
+import COSECrypto
+public import Foundation
+public import Logging
+public import PasskeyHTTP
+public import WebAuthnCore
+
+/// A configuration problem, naming the variable. Never contains a key or the database URL.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The environment variable at fault.
+    public let variable: String
+    /// What is wrong, for a human.
+    public let problem: String
+
+    public init(_ variable: String, _ problem: String) {
+        self.variable = variable
+        self.problem = problem
+    }
+
+    public var description: String { "\(variable): \(problem)" }
+}
+
+/// Everything `passkeyd` reads from its environment, parsed and validated at start.
+///
+/// Every variable is optional except `PASSKEYD_DATABASE_URL`; see ``Settings/variables`` for the list. Values
+/// of key variables and of the database URL never appear in errors or warnings.
+public struct Settings: Sendable {
+    public var host: String
+    public var port: Int
+    /// libpq connection string (may contain a password: never log it).
+    public var databaseURL: String
+    public var poolSize: Int
+    public var migrations: URL
+    public var relyingParty: RelyingParty
+    /// Bearer keys for the ceremony endpoints; empty = open.
+    public var apiKeys: [String]
+    /// Bearer keys for the admin API; empty = admin API disabled.
+    public var adminKeys: [String]
+    public var logLevel: Logger.Level
+    /// Serve `/metrics` and record metrics.
+    public var metricsEnabled: Bool
+    /// Things that are allowed but probably wrong (unknown variables, short keys, ...), for the start-up log.
+    public var warnings: [String]
+
+    /// The HTTP layer's settings (keys); the executable adds the metrics factory and exporter.
+    public var http: HTTPConfiguration { HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys) }
+
+    /// The variables this service reads.
+    public static let variables: [String] = [
+        "PASSKEYD_CONFIG_FILE", "PASSKEYD_LISTEN", "PASSKEYD_DATABASE_URL", "PASSKEYD_POOL_SIZE", "PASSKEYD_MIGRATIONS",
+        "PASSKEYD_RP_ID", "PASSKEYD_RP_NAME", "PASSKEYD_ORIGINS", "PASSKEYD_USER_VERIFICATION", "PASSKEYD_CHALLENGE_TTL",
+        "PASSKEYD_API_KEYS", "PASSKEYD_ADMIN_KEYS", "PASSKEYD_LOG_LEVEL", "PASSKEYD_ALGORITHMS", "PASSKEYD_ATTESTATION",
+        "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS",
+    ]
+    /// `PASSKEYD_TRUST_ROOTS_<FORMAT>`: PEM roots per attestation format.
+    public static let trustRootsPrefix = "PASSKEYD_TRUST_ROOTS_"
+    /// Attestation formats that carry certificate chains, hence take trust roots (`fmt` identifiers).
+    public static let trustRootFormats = ["packed", "fido-u2f"]
+    /// Prefixes of variables used by the development scripts and tests, not by the service (not warned about).
+    static let foreignPrefixes = ["PASSKEYD_PG_", "PASSKEYD_TEST_", "PASSKEYD_BENCH", "PASSKEYD_VECTORS"]
+
+    /// Reads the process environment, merged over `PASSKEYD_CONFIG_FILE` when set (the environment wins).
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> Settings {
+        var merged = environment
+        var fileWarnings: [String] = []
+        if let path = environment["PASSKEYD_CONFIG_FILE"], !path.isEmpty {
+            let text: String
+            do {
+                text = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
+            } catch {
+                throw ConfigurationError("PASSKEYD_CONFIG_FILE", "cannot read \(path) as UTF-8 text")
+            }
+            let (values, warnings) = try parseEnvironmentFile(text, path: path)
+            fileWarnings = warnings
+            for (key, value) in values where environment[key] == nil { merged[key] = value }
+        }
+        var settings = try Settings(merged)
+        settings.warnings = fileWarnings + settings.warnings
+        return settings
+    }
+
+    /// Parses a `KEY=VALUE` file: one assignment per line, `#` comments and blank lines ignored, an optional
+    /// `export ` prefix, a value optionally in matching single or double quotes (taken literally, no escapes).
+    /// Only `PASSKEYD_*` keys are kept (others are reported as warnings).
+    public static func parseEnvironmentFile(
+        _ text: String, path: String
+    ) throws(ConfigurationError) -> (values: [String: String], warnings: [String]) {
+        var values: [String: String] = [:]
+        var warnings: [String] = []
+        var seen: Set<String> = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            var line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.hasSuffix("\r") { line.removeLast() }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = String(line.dropFirst("export ".count)).trimmingCharacters(in: .whitespaces) }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError("PASSKEYD_CONFIG_FILE", "\(path) line \(number): expected KEY=VALUE")
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }),
+                !key.first!.isNumber
+            else {
+                throw ConfigurationError("PASSKEYD_CONFIG_FILE", "\(path) line \(number): the name must be upper-case letters, digits and _")
+            }
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = String(value.dropFirst().dropLast())
+            }
+            guard seen.insert(key).inserted else {
+                throw ConfigurationError("PASSKEYD_CONFIG_FILE", "\(path) line \(number): \(key) is set twice")
+            }
+            guard key.hasPrefix("PASSKEYD_"), key != "PASSKEYD_CONFIG_FILE" else {
+                warnings.append("PASSKEYD_CONFIG_FILE: \(path) line \(number): \(key) ignored (only PASSKEYD_* variables are read; files do not nest)")
+                continue
+            }
+            values[key] = value
+        }
+        return (values, warnings)
+    }
+
+    /// Parses and validates `environment` (no config file handling; see ``load(environment:)``).
+    public init(_ environment: [String: String]) throws(ConfigurationError) {
+        let reader = Reader(environment: environment)
+        var warnings: [String] = []
+
+        (host, port) = try Self.listen(reader.value("PASSKEYD_LISTEN") ?? "127.0.0.1:8080")
+
+        guard let url = reader.value("PASSKEYD_DATABASE_URL") else {
+            throw ConfigurationError("PASSKEYD_DATABASE_URL", "required: a libpq URI (postgresql://…) or key=value connection string")
+        }
+        guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") || url.contains("=") else {
+            throw ConfigurationError("PASSKEYD_DATABASE_URL", "not a libpq URI (postgresql://…) or key=value connection string")
+        }
+        databaseURL = url
+        poolSize = try reader.integer("PASSKEYD_POOL_SIZE", default: 8, in: 1...1000)
+
+        let migrationsPath = reader.value("PASSKEYD_MIGRATIONS") ?? "Migrations"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: migrationsPath, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ConfigurationError("PASSKEYD_MIGRATIONS", "no directory at \(migrationsPath)")
+        }
+        migrations = URL(fileURLWithPath: migrationsPath)
+
+        let rpID = reader.value("PASSKEYD_RP_ID") ?? "localhost"
+        try Self.validateRPID(rpID)
+        let rpName = reader.value("PASSKEYD_RP_NAME") ?? "passkeyd"
+        guard rpName.utf8.count <= 256, !rpName.contains(where: { $0.isNewline }) else {
+            throw ConfigurationError("PASSKEYD_RP_NAME", "at most 256 bytes on one line")
+        }
+        let origins = reader.list("PASSKEYD_ORIGINS") ?? ["http://localhost:8080"]
+        guard !origins.isEmpty else { throw ConfigurationError("PASSKEYD_ORIGINS", "at least one origin is required") }
+        for origin in origins { warnings += try Self.validateOrigin(origin, rpID: rpID) }
+
+        var rp = RelyingParty(id: rpID, name: rpName, allowedOrigins: Set(origins))
+        switch reader.value("PASSKEYD_USER_VERIFICATION") ?? "required" {
+        case "required": rp.userVerification = .required
+        case "preferred-unsafe": rp.userVerification = .preferredUnsafe
+        case "discouraged-unsafe": rp.userVerification = .discouragedUnsafe
+        case let other:
+            throw ConfigurationError(
+                "PASSKEYD_USER_VERIFICATION", "unknown value \"\(other)\" (required, preferred-unsafe or discouraged-unsafe)")
+        }
+        rp.challengeTimeout = .seconds(try reader.integer("PASSKEYD_CHALLENGE_TTL", default: 300, in: 30...3600))
+        rp.algorithms = try Self.algorithms(reader.list("PASSKEYD_ALGORITHMS"))
+        let (attestation, attestationWarnings) = try Self.attestation(reader)
+        rp.attestation = attestation
+        warnings += attestationWarnings
+        relyingParty = rp
+
+        let apiKeys = try Self.keys(reader, "PASSKEYD_API_KEYS", warnings: &warnings)
+        let adminKeys = try Self.keys(reader, "PASSKEYD_ADMIN_KEYS", warnings: &warnings)
+        guard Set(apiKeys).isDisjoint(with: adminKeys) else {
+            throw ConfigurationError("PASSKEYD_ADMIN_KEYS", "an admin key is also in PASSKEYD_API_KEYS; use distinct keys")
+        }
+        self.apiKeys = apiKeys
+        self.adminKeys = adminKeys
+
+        switch reader.value("PASSKEYD_LOG_LEVEL")?.lowercased() ?? "info" {
+        case "trace": logLevel = .trace
+        case "debug": logLevel = .debug
+        case "info": logLevel = .info
+        case "notice": logLevel = .notice
+        case "warning": logLevel = .warning
+        case "error": logLevel = .error
+        case "critical": logLevel = .critical
+        case let other:
+            throw ConfigurationError("PASSKEYD_LOG_LEVEL", "unknown level \"\(other)\" (trace, debug, info, notice, warning, error, critical)")
+        }
+        metricsEnabled = try reader.boolean("PASSKEYD_METRICS", default: true)
+
+        for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
+            guard !Self.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
+                !Self.foreignPrefixes.contains(where: { name.hasPrefix($0) })
+            else { continue }
+            let near = Self.variables.first { $0.hasPrefix(name) || name.hasPrefix($0) }
+            warnings.append("\(name): unknown variable, ignored" + (near.map { " (did you mean \($0)?)" } ?? ""))
+        }
+        self.warnings = warnings
+    }
+
+    // MARK: parts
+
+    /// `host:port`, `[v6 address]:port`.
+    static func listen(_ text: String) throws(ConfigurationError) -> (String, Int) {
+        let problem = ConfigurationError("PASSKEYD_LISTEN", "expected host:port (e.g. 0.0.0.0:8080 or [::]:8080), got \"\(text)\"")
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
+        else { throw problem }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "[" || $0 == "]" }) else { throw problem }
+        return (host, port)
+    }
+
+    /// A registrable domain (or `localhost`): lower-case labels, no scheme, port or path.
+    static func validateRPID(_ id: String) throws(ConfigurationError) {
+        let labels = id.split(separator: ".", omittingEmptySubsequences: false)
+        let valid = id.utf8.count <= 253 && labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }
+        }
+        guard valid else {
+            throw ConfigurationError(
+                "PASSKEYD_RP_ID", "\"\(id)\" is not a lower-case domain name (e.g. example.com; no scheme, port or path)")
+        }
+    }
+
+    /// Web origins must be exactly `scheme://host[:port]`; native-app origins (`android:apk-key-hash:…`,
+    /// `ios:bundle-id:…`, …) are opaque strings. Returns warnings.
+    static func validateOrigin(_ origin: String, rpID: String) throws(ConfigurationError) -> [String] {
+        guard !origin.contains(where: { $0.isWhitespace || $0.isNewline }), origin.contains(":") else {
+            throw ConfigurationError("PASSKEYD_ORIGINS", "\"\(origin)\" is not an origin (https://host[:port] or a native-app origin)")
+        }
+        let lowered = origin.lowercased()
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else { return [] }
+        guard origin == lowered, let components = URLComponents(string: origin), let scheme = components.scheme,
+            let host = components.host, !host.isEmpty, components.path.isEmpty, components.query == nil,
+            components.fragment == nil, components.user == nil, components.password == nil, !origin.hasSuffix(":")
+        else {
+            throw ConfigurationError(
+                "PASSKEYD_ORIGINS",
+                "\"\(origin)\" must be exactly scheme://host[:port] in lower case (no path, not even a trailing /)")
+        }
+        if let port = components.port, port == (scheme == "https" ? 443 : 80) {
+            throw ConfigurationError("PASSKEYD_ORIGINS", "\"\(origin)\": omit the default port (browsers send the origin without it)")
+        }
+        var warnings: [String] = []
+        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        if bareHost != rpID, !bareHost.hasSuffix("." + rpID) {
+            warnings.append(
+                "PASSKEYD_ORIGINS: \(origin) is not \(rpID) or a subdomain of it; browsers refuse it unless it is a related origin")
+        }
+        if scheme == "http", !["localhost", "127.0.0.1", "::1"].contains(bareHost), !bareHost.hasSuffix(".localhost") {
+            warnings.append("PASSKEYD_ORIGINS: \(origin) is plain http; browsers allow WebAuthn over http only on localhost")
+        }
+        return warnings
+    }
+
+    /// COSE algorithm names, most preferred first. RS1 only as `RS1-unsafe`.
+    static func algorithms(_ names: [String]?) throws(ConfigurationError) -> AlgorithmPolicy {
+        guard let names else { return .default }
+        guard !names.isEmpty else { throw ConfigurationError("PASSKEYD_ALGORITHMS", "at least one algorithm is required") }
+        let known = COSEAlgorithm.allSupported.filter { $0 != .rs1 }
+        var chosen: [COSEAlgorithm] = []
+        var includesRS1 = false
+        for name in names {
+            let algorithm: COSEAlgorithm
+            if name.lowercased() == "rs1-unsafe" {
+                algorithm = .rs1
+                includesRS1 = true
+            } else if name.lowercased() == "rs1" {
+                throw ConfigurationError(
+                    "PASSKEYD_ALGORITHMS", "RS1 (SHA-1) signatures are forgeable in principle; write RS1-unsafe to accept them anyway")
+            } else if let match = known.first(where: { $0.name.lowercased() == name.lowercased() }) {
+                algorithm = match
+            } else {
+                throw ConfigurationError(
+                    "PASSKEYD_ALGORITHMS", "unknown algorithm \"\(name)\" (one of \(known.map(\.name).joined(separator: ", ")), RS1-unsafe)")
+            }
+            guard !chosen.contains(algorithm) else { throw ConfigurationError("PASSKEYD_ALGORITHMS", "\(algorithm.name) is listed twice") }
+            chosen.append(algorithm)
+        }
+        return includesRS1 ? .unsafeIncludingRS1(chosen) : AlgorithmPolicy(chosen)
+    }
+
+    static func attestation(_ reader: Reader) throws(ConfigurationError) -> (AttestationPolicy, [String]) {
+        var warnings: [String] = []
+        let requirement: AttestationPolicy.Requirement
+        switch reader.value("PASSKEYD_ATTESTATION") ?? "any-verified" {
+        case "any-verified": requirement = .anyVerified
+        case "trusted-required": requirement = .trustedRequired
+        case let other:
+            throw ConfigurationError("PASSKEYD_ATTESTATION", "unknown value \"\(other)\" (any-verified or trusted-required)")
+        }
+        var anchors: [String: TrustAnchors] = [:]
+        for variable in reader.environment.keys.sorted() where variable.hasPrefix(trustRootsPrefix) {
+            guard let path = reader.value(variable) else { continue }
+            let format = variable.dropFirst(trustRootsPrefix.count).lowercased().replacingOccurrences(of: "_", with: "-")
+            guard trustRootFormats.contains(format) else {
+                throw ConfigurationError(
+                    variable,
+                    "no attestation format \"\(format)\" takes trust roots (\(trustRootFormats.map { trustRootsPrefix + $0.uppercased().replacingOccurrences(of: "-", with: "_") }.joined(separator: ", ")))"
+                )
+            }
+            let certificates = try loadTrustRoots(variable, path: path)
+            let now = Date()
+            for certificate in certificates {
+                if certificate.notAfter <= now {
+                    warnings.append("\(variable): \(certificate.subject) expired at \(certificate.notAfter)")
+                }
+                if certificate.isCA == false {
+                    warnings.append("\(variable): \(certificate.subject) is not a CA certificate")
+                }
+            }
+            anchors[format] = TrustAnchors(certificates)
+        }
+        if requirement == .trustedRequired, anchors.isEmpty {
+            throw ConfigurationError(
+                "PASSKEYD_ATTESTATION", "trusted-required needs trust roots: set \(trustRootsPrefix)PACKED and/or \(trustRootsPrefix)FIDO_U2F")
+        }
+        let conveyance = reader.value("PASSKEYD_ATTESTATION_CONVEYANCE") ?? (requirement == .trustedRequired ? "direct" : "none")
+        guard ["none", "indirect", "direct", "enterprise"].contains(conveyance) else {
+            throw ConfigurationError(
+                "PASSKEYD_ATTESTATION_CONVEYANCE", "unknown value \"\(conveyance)\" (none, indirect, direct or enterprise)")
+        }
+        if requirement == .trustedRequired, conveyance == "none" {
+            throw ConfigurationError(
+                "PASSKEYD_ATTESTATION_CONVEYANCE", "none contradicts PASSKEYD_ATTESTATION=trusted-required (use direct or enterprise)")
+        }
+        return (AttestationPolicy(requirement: requirement, trustAnchors: anchors, conveyance: conveyance), warnings)
+    }
+
+    /// A PEM file, or a directory whose `*.pem`, `*.crt` and `*.cer` files (PEM) are read in name order.
+    static func loadTrustRoots(_ variable: String, path: String) throws(ConfigurationError) -> [Certificate] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ConfigurationError(variable, "no file or directory at \(path)")
+        }
+        var files = [path]
+        if isDirectory.boolValue {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw ConfigurationError(variable, "cannot list \(path)")
+            }
+            let directory = URL(fileURLWithPath: path, isDirectory: true)
+            files = names.filter { name in
+                !name.hasPrefix(".") && ["pem", "crt", "cer"].contains(URL(fileURLWithPath: name).pathExtension.lowercased())
+            }.sorted().map { directory.appendingPathComponent($0).path }
+            guard !files.isEmpty else { throw ConfigurationError(variable, "\(path) holds no .pem, .crt or .cer file") }
+        }
+        do {
+            let certificates = try TrustAnchors.loadPEMFiles(files).certificates
+            guard !certificates.isEmpty else { throw ConfigurationError(variable, "\(path) holds no certificate") }
+            return certificates
+        } catch let error as ConfigurationError {
+            throw error
+        } catch let error as CertificateError {
+            throw ConfigurationError(variable, "not PEM certificates: \(error.reason)")
+        } catch {
+            throw ConfigurationError(variable, "cannot read \(path)")
+        }
+    }
+
+    /// A comma-separated key list. Keys are bearer tokens: visible ASCII without spaces or commas. Errors and
+    /// warnings name keys by position only.
+    static func keys(_ reader: Reader, _ variable: String, warnings: inout [String]) throws(ConfigurationError) -> [String] {
+        guard let keys = reader.list(variable) else { return [] }
+        var unique: [String] = []
+        for (index, key) in keys.enumerated() {
+            guard key.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                throw ConfigurationError(variable, "key #\(index + 1) contains a character that is not visible ASCII")
+            }
+            if key.utf8.count < 16 { warnings.append("\(variable): key #\(index + 1) is shorter than 16 characters") }
+            if !unique.contains(key) { unique.append(key) }
+        }
+        return unique
+    }
+}
+
+/// Reads variables: empty values count as unset.
+struct Reader {
+    let environment: [String: String]
+
+    func value(_ name: String) -> String? {
+        guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// A comma-separated list (items trimmed, empty items dropped), or nil when unset.
+    func list(_ name: String) -> [String]? {
+        value(name)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let text = value(name) else { return fallback }
+        guard let number = Int(text), range.contains(number) else {
+            throw ConfigurationError(name, "must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return number
+    }
+
+    func boolean(_ name: String, default fallback: Bool) throws(ConfigurationError) -> Bool {
+        guard let text = value(name) else { return fallback }
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ConfigurationError(name, "must be on or off (true/false, yes/no, 1/0), got \"\(text)\"")
+        }
+    }
+}
