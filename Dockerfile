@@ -1,0 +1,50 @@
+# syntax=docker/dockerfile:1
+#
+# passkeyd container image.
+#
+#   docker build -t passkeyd .
+#   docker run --rm -p 8080:8080 -e PASSKEYD_DATABASE_URL=postgresql://… passkeyd           # migrate, then serve
+#   docker run --rm -e PASSKEYD_DATABASE_URL=postgresql://… passkeyd migrate                # migrate and exit
+#
+# Configuration is the environment (README "Configuration"); logs are JSON Lines on stderr.
+
+ARG SWIFT_VERSION=6.3
+
+# ---- build: the Swift toolchain and the C libraries' headers ----
+FROM swift:${SWIFT_VERSION}-bookworm AS build
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libssl-dev libcbor-dev libpq-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# Dependencies first, so source edits do not refetch them (Package.resolved is optional: it is not committed).
+COPY Package.swift Package.resolve[d] ./
+RUN swift package resolve
+# The whole package graph is loaded even for one product, so the test targets' sources are needed too.
+COPY Sources ./Sources
+COPY Tests ./Tests
+# The Swift runtime and Foundation are linked statically: the runtime image needs no toolchain.
+RUN swift build -c release --product passkeyd --static-swift-stdlib \
+    && bin="$(swift build -c release --show-bin-path)" \
+    && mkdir -p /staging \
+    && cp "$bin/passkeyd" /staging/ \
+    && strip --strip-debug /staging/passkeyd \
+    && cp -R "$bin/passkeyd_PasskeyHTTP.resources" /staging/
+
+# ---- runtime: the C libraries only (libstdc++6 for the statically linked Swift runtime; curl for the healthcheck) ----
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libssl3 libcbor0.8 libpq5 libstdc++6 ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin passkeyd
+WORKDIR /app
+# The resource bundle (openapi.json) must sit next to the executable: Bundle.module looks for it there.
+COPY --from=build /staging/ /app/
+COPY Migrations /app/Migrations
+ENV PASSKEYD_LISTEN=0.0.0.0:8080 \
+    PASSKEYD_MIGRATIONS=/app/Migrations
+USER passkeyd:passkeyd
+EXPOSE 8080
+# /healthz on the port of PASSKEYD_LISTEN (the process is up; /readyz also needs the database).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+    CMD curl -fsS -o /dev/null "http://127.0.0.1:${PASSKEYD_LISTEN##*:}/healthz" || exit 1
+ENTRYPOINT ["/app/passkeyd"]
