@@ -1,0 +1,689 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Metrics
+import NIOCore
+// @testable for APIError's mappings from WebAuthnError / StoreError codes to HTTP statuses (internal initialisers).
+@testable import PasskeyHTTP
+import PasskeyStore
+import Testing
+import WebAuthnCore
+import WebAuthnModel
+import WebAuthnTestSupport
+
+// The OpenAPI document (Sources/PasskeyHTTP/Resources/openapi.json) checked against the code, both ways:
+//
+//   (a) it is OpenAPI 3.1, every operation has an operationId and responses, every `$ref` resolves;
+//   (b) every documented (method, path) reaches that very route of the router built with every feature on;
+//   (c) every route of that router is documented (Hummingbird's public `Router.routes` lists them);
+//   (d) error responses are 4xx/5xx with the error schema, and the documented (status, code) pairs are exactly the
+//       pairs `APIError` can produce;
+//   and the responses of real ceremonies and admin calls validate against the documented schemas.
+
+// MARK: - the document
+
+/// The parsed document with the lookups the tests need.
+struct OpenAPIDocument: Sendable {
+    struct Operation: Sendable, CustomStringConvertible {
+        let method: String  // upper case, as HTTP spells it
+        let path: String  // the template, `{param}`
+        let object: [String: JSONValue]
+        /// Path-item and operation parameters.
+        let parameters: [JSONValue]
+        var description: String { "\(method) \(path)" }
+        var key: String { description }
+        var operationId: String? { object["operationId"]?.stringValue }
+
+        var securitySchemes: Set<String> {
+            Set((object["security"]?.asArray ?? []).flatMap { $0.asObject?.keys.map { $0 } ?? [] })
+        }
+    }
+
+    static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    let bytes: [UInt8]
+    let root: JSONValue
+
+    init(bytes: [UInt8]) throws {
+        self.bytes = bytes
+        root = try JSONReader.parse(bytes, maxDepth: 64)
+    }
+
+    /// The repository's file (what the resource bundle copies).
+    static let sourceURL = packageRoot.appendingPathComponent("Sources/PasskeyHTTP/Resources/openapi.json")
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func load() throws -> OpenAPIDocument {
+        try OpenAPIDocument(bytes: Array(try Data(contentsOf: sourceURL)))
+    }
+
+    var operations: [Operation] {
+        var result: [Operation] = []
+        for (path, item) in root["paths"]?.asObject ?? [:] {
+            let item = item.asObject ?? [:]
+            let shared = item["parameters"]?.asArray ?? []
+            for method in Self.methods {
+                guard let operation = item[method]?.asObject else { continue }
+                result.append(
+                    Operation(
+                        method: method.uppercased(), path: path, object: operation,
+                        parameters: shared + (operation["parameters"]?.asArray ?? [])))
+            }
+        }
+        return result.sorted { $0.key < $1.key }
+    }
+
+    func operation(_ method: String, _ path: String) -> Operation? {
+        operations.first { $0.method == method && $0.path == path }
+    }
+
+    /// Resolves a local reference (`#/components/...`, JSON Pointer escapes included).
+    func resolve(_ reference: String) -> JSONValue? {
+        guard reference.hasPrefix("#") else { return nil }
+        var node = root
+        for token in reference.dropFirst().split(separator: "/", omittingEmptySubsequences: true) {
+            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch node {
+            case .object(let members): guard let next = members[key] else { return nil }; node = next
+            case .array(let items): guard let index = Int(key), items.indices.contains(index) else { return nil }; node = items[index]
+            default: return nil
+            }
+        }
+        return node
+    }
+
+    /// Follows `$ref`s (a Response or Parameter object that is only a reference).
+    func dereference(_ value: JSONValue) -> JSONValue? {
+        var value = value
+        for _ in 0..<8 {
+            guard let reference = value["$ref"]?.stringValue else { return value }
+            guard let target = resolve(reference) else { return nil }
+            value = target
+        }
+        return nil
+    }
+
+    /// Every `$ref` in the document, with where it is.
+    func references() -> [(location: String, reference: String)] {
+        var found: [(String, String)] = []
+        func walk(_ value: JSONValue, _ location: String) {
+            switch value {
+            case .object(let members):
+                if case .string(let reference)? = members["$ref"] { found.append((location, reference)) }
+                for (key, member) in members { walk(member, "\(location)/\(key)") }
+            case .array(let items):
+                for (index, item) in items.enumerated() { walk(item, "\(location)/\(index)") }
+            default: break
+            }
+        }
+        walk(root, "#")
+        return found
+    }
+
+    /// The documented responses of an operation, dereferenced, by status key.
+    func responses(_ operation: Operation) -> [String: [String: JSONValue]] {
+        var result: [String: [String: JSONValue]] = [:]
+        for (status, response) in operation.object["responses"]?.asObject ?? [:] {
+            result[status] = dereference(response)?.asObject ?? [:]
+        }
+        return result
+    }
+
+    /// The JSON schema of a response, if it has an `application/json` body.
+    func jsonSchema(_ response: [String: JSONValue]) -> JSONValue? {
+        response["content"]?["application/json"]?["schema"]
+    }
+
+    /// Whether `schema` is, or is an `allOf` with, the shared error schema.
+    func isErrorSchema(_ schema: JSONValue) -> Bool {
+        let errorReference = "#/components/schemas/Error"
+        if schema["$ref"]?.stringValue == errorReference { return true }
+        return (schema["allOf"]?.asArray ?? []).contains { $0["$ref"]?.stringValue == errorReference }
+    }
+
+    /// The codes an error response documents: the `enum` narrowing `error.code`.
+    func errorCodes(_ schema: JSONValue) -> [String] {
+        (schema["properties"]?["error"]?["properties"]?["code"]?["enum"]?.asArray ?? []).compactMap(\.stringValue)
+    }
+}
+
+extension JSONValue {
+    fileprivate var asObject: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    fileprivate var asArray: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+
+    fileprivate var asNumber: Double? {
+        if case .number(let number) = self { return number }
+        return nil
+    }
+}
+
+// MARK: - a small JSON Schema validator (the keywords the document uses)
+
+struct SchemaValidator {
+    let document: OpenAPIDocument
+
+    /// Violations of `schema` by `value`; empty when it validates. Unknown keywords are refused, so the document
+    /// cannot silently use one this validator ignores.
+    func violations(_ value: JSONValue, _ schema: JSONValue, at location: String = "$") -> [String] {
+        if case .bool(let allowed) = schema { return allowed ? [] : ["\(location): no value is allowed"] }
+        guard case .object(let keywords) = schema else { return ["\(location): schema is not an object"] }
+        var problems: [String] = []
+        for (keyword, argument) in keywords {
+            switch keyword {
+            case "$ref":
+                guard let reference = argument.stringValue, let target = document.resolve(reference) else {
+                    problems.append("\(location): unresolvable $ref \(argument)")
+                    continue
+                }
+                problems += violations(value, target, at: location)
+            case "allOf":
+                for sub in argument.asArray ?? [] { problems += violations(value, sub, at: location) }
+            case "anyOf", "oneOf":
+                let matches = (argument.asArray ?? []).filter { violations(value, $0, at: location).isEmpty }.count
+                if keyword == "anyOf" ? matches == 0 : matches != 1 {
+                    problems.append("\(location): \(matches) of the \(keyword) alternatives match")
+                }
+            case "type":
+                let types = argument.asArray?.compactMap(\.stringValue) ?? [argument.stringValue ?? ""]
+                if !types.contains(where: { Self.has(value, type: $0) }) {
+                    problems.append("\(location): \(Self.brief(value)) is not \(types.joined(separator: "|"))")
+                }
+            case "enum":
+                if !(argument.asArray ?? []).contains(value) { problems.append("\(location): \(Self.brief(value)) is not in the enum") }
+            case "const":
+                if value != argument { problems.append("\(location): \(Self.brief(value)) is not \(argument)") }
+            case "properties":
+                guard case .object(let members) = value else { continue }
+                for (name, sub) in argument.asObject ?? [:] {
+                    if let member = members[name] { problems += violations(member, sub, at: "\(location).\(name)") }
+                }
+            case "required":
+                guard case .object(let members) = value else { continue }
+                for name in (argument.asArray ?? []).compactMap(\.stringValue) where members[name] == nil {
+                    problems.append("\(location): required member \(name) is missing")
+                }
+            case "additionalProperties":
+                guard case .object(let members) = value else { continue }
+                let declared = Set(keywords["properties"]?.asObject?.keys.map { $0 } ?? [])
+                for (name, member) in members where !declared.contains(name) {
+                    problems += violations(member, argument, at: "\(location).\(name)")
+                }
+            case "items":
+                guard case .array(let items) = value else { continue }
+                for (index, item) in items.enumerated() { problems += violations(item, argument, at: "\(location)[\(index)]") }
+            case "pattern":
+                guard case .string(let text) = value, let pattern = argument.stringValue else { continue }
+                if text.range(of: pattern, options: .regularExpression) == nil {
+                    problems.append("\(location): \"\(text)\" does not match \(pattern)")
+                }
+            case "minLength", "maxLength":
+                guard case .string(let text) = value, let bound = argument.asNumber else { continue }
+                if keyword == "minLength" ? Double(text.count) < bound : Double(text.count) > bound {
+                    problems.append("\(location): length \(text.count) violates \(keyword) \(bound)")
+                }
+            case "minimum", "maximum":
+                guard case .number(let number) = value, let bound = argument.asNumber else { continue }
+                if keyword == "minimum" ? number < bound : number > bound {
+                    problems.append("\(location): \(number) violates \(keyword) \(bound)")
+                }
+            case "format":
+                if argument.stringValue == "date-time", case .string(let text) = value,
+                    ISO8601DateFormatter().date(from: text) == nil
+                {
+                    problems.append("\(location): \"\(text)\" is not an ISO 8601 date-time")
+                }
+            case "description", "default", "title", "examples":
+                continue
+            default:
+                problems.append("\(location): the validator does not know the keyword \(keyword)")
+            }
+        }
+        return problems
+    }
+
+    static func has(_ value: JSONValue, type: String) -> Bool {
+        switch (type, value) {
+        case ("null", .null), ("boolean", .bool), ("string", .string), ("array", .array), ("object", .object),
+            ("number", .number):
+            return true
+        case ("integer", .number(let number)):
+            return number == number.rounded()
+        default:
+            return false
+        }
+    }
+
+    static func brief(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let bool): "\(bool)"
+        case .number(let number): "\(number)"
+        case .string(let string): "\"\(string.prefix(40))\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+// MARK: - the router, observed
+
+/// Wraps the router's responder and tags each response with the route that answered it.
+///
+/// `RouterResponder` writes the matched route's path template (spelled `{param}`, as in OpenAPI) into the context's
+/// `endpointPath`, a box shared with this wrapper's copy of the context. When nothing matches (no path, or no
+/// responder for the method), Hummingbird's not-found responder sets it to "NotFound" and throws
+/// `HTTPError(.notFound)`. So a response carries the header exactly when a route of ours answered, whatever the
+/// status: our own 404s (`user_unknown`, ...) are tagged, the router's are not.
+struct RouteRecorder: HTTPResponder {
+    /// The header carrying "METHOD /template" (spelled inline: HTTPField.Name is not re-exported by Hummingbird).
+    static let headerName = "x-test-matched-route"
+    let router: RouterResponder<BasicRequestContext>
+
+    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        var response: Response
+        do {
+            response = try await router.respond(to: request, context: context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        if let route = context.endpointPath, route.hasPrefix("/") {
+            response.headers[.init(Self.headerName)!] = "\(request.method.rawValue) \(route)"
+        }
+        return response
+    }
+}
+
+/// One exchange: status, content type, body, and the route that answered (nil: the router's no-route 404).
+struct ObservedReply: Sendable {
+    let status: Int
+    let contentType: String?
+    let route: String?
+    let body: [UInt8]
+    var json: JSONValue? { try? JSONReader.parse(body) }
+    var errorCode: String? { json?["error"]?["code"]?.stringValue }
+}
+
+/// An application with every feature on: API keys, admin keys, metrics.
+struct OpenAPIHarness {
+    static let origin = "https://openapi.passkeyd.test"
+    static let apiKey = "api-key-1"
+    static let adminKey = "admin-key-1"
+
+    let router: Router<BasicRequestContext>
+    let app: Application<RouteRecorder>
+    let store: InMemoryPasskeyStore
+
+    init(adminKeys: [String] = [Self.adminKey], apiKeys: [String] = [Self.apiKey]) {
+        store = InMemoryPasskeyStore()
+        let rp = RelyingParty(id: "openapi.passkeyd.test", name: "passkeyd", allowedOrigins: [Self.origin])
+        let service = CeremonyService(relyingParty: rp, store: store)
+        // Metrics on (so /metrics is routed), into a no-op factory: the global one may belong to another test.
+        let configuration = HTTPConfiguration(
+            apiKeys: apiKeys, adminKeys: adminKeys, metricsFactory: NOOPMetricsHandler.instance,
+            metricsExporter: { Array("# TYPE passkeyd_up gauge\npasskeyd_up 1\n".utf8) })
+        router = buildRouter(service: service, configuration: configuration)
+        app = Application(responder: RouteRecorder(router: router.buildResponder()))
+    }
+}
+
+extension TestClientProtocol {
+    func observe(
+        _ method: HTTPRequest.Method, _ uri: String, body: [UInt8]? = nil, headers: HTTPFields = [:]
+    ) async throws -> ObservedReply {
+        try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }) { response in
+            ObservedReply(
+                status: Int(response.status.code), contentType: response.headers[.contentType],
+                route: response.headers[.init(RouteRecorder.headerName)!], body: Array(response.body.readableBytesView))
+        }
+    }
+}
+
+/// Checks replies against the document: the route answered, the status is documented for it, the body validates.
+struct Conformance {
+    let document: OpenAPIDocument
+    var validator: SchemaValidator { SchemaValidator(document: document) }
+
+    /// Records an issue for every way `reply` departs from the document; returns the operation it answered for.
+    @discardableResult
+    func check(_ reply: ObservedReply, sourceLocation: SourceLocation = #_sourceLocation) -> OpenAPIDocument.Operation? {
+        guard let route = reply.route else {
+            Issue.record("no route answered (status \(reply.status))", sourceLocation: sourceLocation)
+            return nil
+        }
+        let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let operation = document.operation(parts[0], parts[1]) else {
+            Issue.record("\(route) answered but is not documented", sourceLocation: sourceLocation)
+            return nil
+        }
+        guard let response = document.responses(operation)[String(reply.status)] else {
+            Issue.record("\(route) answered \(reply.status), which it does not document", sourceLocation: sourceLocation)
+            return operation
+        }
+        let content = response["content"]?.asObject ?? [:]
+        if content.isEmpty {
+            #expect(reply.body.isEmpty, "\(route) \(reply.status) documents no body", sourceLocation: sourceLocation)
+        } else if let schema = document.jsonSchema(response) {
+            #expect(reply.contentType == "application/json", "\(route) \(reply.status)", sourceLocation: sourceLocation)
+            guard let json = reply.json else {
+                Issue.record("\(route) \(reply.status): the body is not JSON", sourceLocation: sourceLocation)
+                return operation
+            }
+            let problems = validator.violations(json, schema)
+            #expect(problems.isEmpty, "\(route) \(reply.status): \(problems)", sourceLocation: sourceLocation)
+        } else {
+            let type = reply.contentType ?? ""
+            #expect(
+                content.keys.contains { type.hasPrefix($0.split(separator: ";")[0]) },
+                "\(route) \(reply.status): content type \(type) is not documented", sourceLocation: sourceLocation)
+        }
+        return operation
+    }
+}
+
+// MARK: - the codes APIError can produce
+
+/// Every (status, code) pair the API can answer with, read from the code: the literal `APIError(status:code:)`s of
+/// PasskeyHTTP, and every WebAuthnError / StoreError code (declared as `Code(rawValue: "...")` in WebAuthnCore and
+/// PasskeyStore) through APIError's own mapping.
+enum ProducibleErrors {
+    static func pairs() throws -> Set<String> {
+        var pairs = Set<String>()
+        for source in try sources(in: "Sources/PasskeyHTTP") {
+            for match in source.matches(of: /APIError\(\s*status:\s*(\d+),\s*code:\s*"([a-z0-9_]+)"/) {
+                pairs.insert("\(match.1) \(match.2)")
+            }
+        }
+        for code in try declaredCodes(in: "Sources/WebAuthnCore") {
+            let error = APIError(WebAuthnError(WebAuthnError.Code(rawValue: code)))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in try declaredCodes(in: "Sources/PasskeyStore") {
+            let error = APIError(StoreError(StoreError.Code(rawValue: code)))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        return pairs
+    }
+
+    static func declaredCodes(in directory: String) throws -> Set<String> {
+        var codes = Set<String>()
+        for source in try sources(in: directory) {
+            for match in source.matches(of: /Code\(rawValue:\s*"([a-z0-9_]+)"\)/) { codes.insert(String(match.1)) }
+        }
+        return codes
+    }
+
+    static func sources(in directory: String) throws -> [String] {
+        let root = OpenAPIDocument.packageRoot.appendingPathComponent(directory)
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        return try enumerator.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+            .map { try String(contentsOf: $0, encoding: .utf8) }
+    }
+}
+
+// MARK: - tests
+
+@Suite("OpenAPI document")
+struct OpenAPITests {
+    static let bearerAPI: HTTPFields = [.authorization: "Bearer \(OpenAPIHarness.apiKey)"]
+    static let bearerAdmin: HTTPFields = [.authorization: "Bearer \(OpenAPIHarness.adminKey)"]
+
+    @Test("GET /openapi.json serves the repository's document, as JSON, without any key")
+    func served() async throws {
+        let harness = OpenAPIHarness()
+        let file = try OpenAPIDocument.load()
+        try await harness.app.test(.router) { client in
+            let reply = try await client.observe(.get, "/openapi.json")
+            #expect(reply.status == 200)
+            #expect(reply.contentType == "application/json")
+            #expect(reply.route == "GET /openapi.json")
+            #expect(reply.body == file.bytes, "the served document is the file in Sources/PasskeyHTTP/Resources")
+        }
+        // Also with the admin API off and no API keys.
+        try await OpenAPIHarness(adminKeys: [], apiKeys: []).app.test(.router) { client in
+            let reply = try await client.observe(.get, "/openapi.json")
+            #expect(reply.body == file.bytes)
+        }
+    }
+
+    @Test("(a) OpenAPI 3.1; every operation has a unique operationId and responses; every $ref resolves")
+    func wellFormed() throws {
+        let document = try OpenAPIDocument.load()
+        #expect(document.root["openapi"]?.stringValue?.hasPrefix("3.1.") == true)
+        #expect(document.root["info"]?["title"]?.stringValue?.isEmpty == false)
+        #expect(document.root["info"]?["version"]?.stringValue?.isEmpty == false)
+
+        let operations = document.operations
+        #expect(operations.count >= 15, "the document lost its operations: \(operations)")
+        var ids: [String: String] = [:]
+        let schemes = Set(document.root["components"]?["securitySchemes"]?.asObject?.keys.map { $0 } ?? [])
+        #expect(schemes == ["apiKey", "adminKey"])
+        for name in schemes {
+            let scheme = document.root["components"]?["securitySchemes"]?[name]
+            #expect(scheme?["type"]?.stringValue == "http" && scheme?["scheme"]?.stringValue == "bearer", "\(name)")
+        }
+        for operation in operations {
+            guard let id = operation.operationId, !id.isEmpty else {
+                Issue.record("\(operation) has no operationId")
+                continue
+            }
+            #expect(ids.updateValue(operation.key, forKey: id) == nil, "operationId \(id) is not unique")
+            let responses = document.responses(operation)
+            #expect(!responses.isEmpty, "\(operation) has no responses")
+            for (status, response) in responses {
+                #expect(status.count == 3 && Int(status) != nil, "\(operation): response key \(status) is not a status code")
+                #expect(response["description"]?.stringValue != nil, "\(operation) \(status) has no description")
+            }
+            #expect(operation.object["security"] != nil, "\(operation) does not say who may call it")
+            #expect(operation.securitySchemes.isSubset(of: schemes), "\(operation) names an undeclared security scheme")
+            // Path parameters: each `{name}` declared, required, in: path; nothing else declared in: path.
+            let templated = Set(operation.path.matches(of: /\{([^}]+)\}/).map { String($0.1) })
+            let declared = Set(
+                operation.parameters.compactMap { document.dereference($0) }
+                    .filter { $0["in"]?.stringValue == "path" && $0["required"] == .bool(true) }
+                    .compactMap { $0["name"]?.stringValue })
+            #expect(templated == declared, "\(operation): path parameters \(declared) vs template \(templated)")
+        }
+        let references = document.references()
+        #expect(references.count > 50, "the document is expected to share its schemas through $ref")
+        for (location, reference) in references {
+            #expect(document.resolve(reference) != nil, "\(location): $ref \(reference) does not resolve")
+        }
+    }
+
+    @Test("(b)+(c) the documented routes and the router's routes are the same set, and each reaches its route")
+    func routes() async throws {
+        let document = try OpenAPIDocument.load()
+        let harness = OpenAPIHarness()
+        let documented = Set(document.operations.map(\.key))
+        // (c) Hummingbird 2's public `Router.routes` lists every (method, path) added; a `:param` is described `{param}`.
+        let routed = Set(harness.router.routes.map { "\($0.method.rawValue) \($0.path)" })
+        #expect(routed.count >= 15 && routed.contains("GET /metrics"), "the router lost its routes: \(routed)")
+        let undocumented = routed.subtracting(documented)
+        #expect(undocumented.isEmpty, "routes missing from openapi.json: \(undocumented.sorted())")
+        let unrouted = documented.subtracting(routed)
+        #expect(unrouted.isEmpty, "documented but not routed: \(unrouted.sorted())")
+
+        // (b) Each documented operation, sent with valid path parameters and the right key, is answered by its own
+        // route, with a status it documents and a body that validates.
+        let conformance = Conformance(document: document)
+        let id = Base64URL.encode(Array(repeating: UInt8(0xA7), count: 32))
+        try await harness.app.test(.router) { client in
+            var reached = 0
+            for operation in document.operations where routed.contains(operation.key) {
+                let uri = operation.path.replacing(/\{[^}]+\}/, with: id)
+                var headers: HTTPFields = [:]
+                if operation.securitySchemes.contains("adminKey") { headers = Self.bearerAdmin }
+                if operation.securitySchemes.contains("apiKey") { headers = Self.bearerAPI }
+                let body: [UInt8]? = operation.object["requestBody"] == nil ? nil : Array("{}".utf8)
+                let reply = try await client.observe(.init(operation.method)!, uri, body: body, headers: headers)
+                #expect(reply.route == operation.key, "\(operation.key) was answered by \(reply.route ?? "no route")")
+                if conformance.check(reply)?.key == operation.key { reached += 1 }
+            }
+            #expect(reached == documented.count)
+
+            // The distinction is real: what the router does not route is untagged (and a bare 404).
+            for (method, uri) in [(HTTPRequest.Method.get, "/v1/nothing"), (.put, "/healthz"), (.get, "/v1/admin/users/\(id)/x")] {
+                let reply = try await client.observe(method, uri, headers: Self.bearerAdmin)
+                #expect(reply.route == nil && reply.status == 404 && reply.body.isEmpty, "\(method) \(uri)")
+            }
+            // ... and our own JSON 404s are tagged.
+            let unknown = try await client.observe(.get, "/v1/admin/users/\(id)", headers: Self.bearerAdmin)
+            #expect(unknown.status == 404 && unknown.errorCode == "user_unknown" && unknown.route == "GET /v1/admin/users/{userId}")
+        }
+
+        // Without an admin key the admin routes do not exist (documented: the adminKey scheme).
+        let closed = OpenAPIHarness(adminKeys: [])
+        #expect(!closed.router.routes.contains { "\($0.path)".hasPrefix("/v1/admin") })
+        try await closed.app.test(.router) { client in
+            let reply = try await client.observe(.get, "/v1/admin/users", headers: Self.bearerAdmin)
+            #expect(reply.route == nil && reply.status == 404)
+        }
+    }
+
+    @Test("(d) error responses: 4xx/5xx with the error schema, and exactly the (status, code) pairs APIError produces")
+    func errorResponses() throws {
+        let document = try OpenAPIDocument.load()
+        let errorSchema = try #require(document.resolve("#/components/schemas/Error"))
+        #expect(errorSchema["required"] == .array([.string("error")]))
+        #expect(errorSchema["properties"]?["error"]?["required"] == .array([.string("code"), .string("message")]))
+
+        var documented = Set<String>()
+        for operation in document.operations {
+            for (status, response) in document.responses(operation) {
+                let code = Int(status) ?? 0
+                let schema = document.jsonSchema(response)
+                let isError = schema.map(document.isErrorSchema) ?? false
+                if code >= 400 {
+                    #expect(code < 600)
+                    #expect(isError, "\(operation) \(status) does not use the error schema")
+                    let codes = schema.map(document.errorCodes) ?? []
+                    #expect(!codes.isEmpty, "\(operation) \(status) lists no error codes")
+                    for errorCode in codes { documented.insert("\(status) \(errorCode)") }
+                } else {
+                    #expect(!isError, "\(operation) \(status) is a success with the error schema")
+                }
+            }
+        }
+
+        let producible = try ProducibleErrors.pairs()
+        // The scan must see the code: known pairs from each source.
+        for pair in ["400 malformed_json", "401 unauthorized", "413 body_too_large", "404 user_unknown",
+            "400 invalid_parameter", "500 internal_error", "400 challenge_unknown_or_expired", "404 credential_unknown",
+            "400 malformed_response", "410 challenge_expired", "422 signature_invalid", "422 attestation_untrusted",
+            "400 invalid_user_entity", "409 credential_already_registered", "409 user_conflict", "503 storage_unavailable"]
+        {
+            #expect(producible.contains(pair), "the source scan missed \(pair)")
+        }
+        #expect(producible.count >= 50)
+        let undocumented = producible.subtracting(documented)
+        #expect(undocumented.isEmpty, "(status, code) pairs the API produces but the document lacks: \(undocumented.sorted())")
+        let invented = documented.subtracting(producible)
+        #expect(invented.isEmpty, "(status, code) pairs the document lists but the API cannot produce: \(invented.sorted())")
+    }
+
+    @Test("responses of real ceremonies and admin calls validate against the document")
+    func conformance() async throws {
+        let document = try OpenAPIDocument.load()
+        let check = Conformance(document: document)
+        let harness = OpenAPIHarness()
+        try await harness.app.test(.router) { client in
+            func call(
+                _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil, headers: HTTPFields = OpenAPITests.bearerAPI
+            ) async throws -> ObservedReply {
+                let reply = try await client.observe(method, uri, body: body.map { Array($0.utf8) }, headers: headers)
+                check.check(reply)
+                return reply
+            }
+            func post(_ uri: String, _ value: some Encodable) async throws -> ObservedReply {
+                try await call(.post, uri, String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+            }
+
+            // Registration: begin (full request), finish (201), the same credential again (409).
+            let begin = try await call(
+                .post, "/v1/registration/begin",
+                #"{"user":{"name":"ada","displayName":"Ada"},"authenticatorSelection":{"residentKey":"required"},"attestation":"none","hints":["client-device"],"extensions":{"credProps":true}}"#)
+            #expect(begin.status == 200)
+            let creation = try JSONDecoder().decode(PublicKeyWrapper<CreationOptionsJSON>.self, from: Data(begin.body)).publicKey
+            var (registration, credential) = try SoftAuthenticator.register(
+                options: creation, knobs: RegistrationKnobs(origin: OpenAPIHarness.origin))
+            let finish = try await post("/v1/registration/finish", FinishRegistration(credential: registration, nickname: "laptop"))
+            #expect(finish.status == 201)
+            let again = try JSONDecoder().decode(
+                PublicKeyWrapper<CreationOptionsJSON>.self,
+                from: Data(try await call(.post, "/v1/registration/begin", #"{"user":{"name":"grace"}}"#).body)).publicKey
+            registration = try SoftAuthenticator.register(options: again, knobs: {
+                var knobs = RegistrationKnobs(origin: OpenAPIHarness.origin)
+                knobs.credentialID = credential.id
+                return knobs
+            }()).response
+            #expect(try await post("/v1/registration/finish", FinishRegistration(credential: registration, nickname: nil)).status == 409)
+            let second = try JSONDecoder().decode(
+                PublicKeyWrapper<CreationOptionsJSON>.self,
+                from: Data(try await call(.post, "/v1/registration/begin", #"{"user":{"name":"grace"}}"#).body)).publicKey
+            registration = try SoftAuthenticator.register(options: second, knobs: RegistrationKnobs(origin: OpenAPIHarness.origin)).response
+            #expect(try await post("/v1/registration/finish", FinishRegistration(credential: registration, nickname: nil)).status == 201)
+
+            // Authentication: by name, discoverable, with an empty body, a bad signature (422), a replay (400).
+            for body in [#"{"user":{"name":"ada"},"userVerification":"required"}"#, "{}", ""] {
+                let options = try await call(.post, "/v1/authentication/begin", body)
+                #expect(options.status == 200)
+                let request = try JSONDecoder().decode(PublicKeyWrapper<RequestOptionsJSON>.self, from: Data(options.body)).publicKey
+                let assertion = try SoftAuthenticator.authenticate(
+                    options: request, credential: &credential, knobs: AssertionKnobs(origin: OpenAPIHarness.origin))
+                let signIn = try await post("/v1/authentication/finish", FinishAuthentication(credential: assertion))
+                #expect(signIn.status == 200)
+                if body.isEmpty {
+                    let replay = try await post("/v1/authentication/finish", FinishAuthentication(credential: assertion))
+                    #expect(replay.status == 400 && replay.errorCode == "challenge_unknown_or_expired")
+                }
+            }
+            let request = try JSONDecoder().decode(
+                PublicKeyWrapper<RequestOptionsJSON>.self,
+                from: Data(try await call(.post, "/v1/authentication/begin", "{}").body)).publicKey
+            var forged = try SoftAuthenticator.authenticate(
+                options: request, credential: &credential, knobs: AssertionKnobs(origin: OpenAPIHarness.origin))
+            forged.response.signature = Base64URL.encode(Array(repeating: 1, count: 70))
+            #expect(try await post("/v1/authentication/finish", FinishAuthentication(credential: forged)).status == 422)
+
+            // Ceremony errors: no key, malformed, too large.
+            #expect(try await call(.post, "/v1/authentication/begin", "{}", headers: [:]).status == 401)
+            #expect(try await call(.post, "/v1/registration/begin", "[]").status == 400)
+            #expect(try await call(.post, "/v1/registration/finish", #"{"credential":1}"#).errorCode == "malformed_response")
+            let large = "{\"pad\":\"" + String(repeating: "x", count: 70 * 1024) + "\"}"
+            #expect(try await call(.post, "/v1/authentication/begin", large).status == 413)
+
+            // Admin API.
+            let admin = Self.bearerAdmin
+            let userId = creation.user.id
+            let credentialId = Base64URL.encode(credential.id)
+            #expect(try await call(.get, "/v1/admin/users", headers: [:]).status == 401)
+            #expect(try await call(.get, "/v1/admin/users?limit=1", headers: admin).json?["next"]?.stringValue != nil)
+            #expect(try await call(.get, "/v1/admin/users?name=ad&limit=200", headers: admin).status == 200)
+            #expect(try await call(.get, "/v1/admin/users?limit=0", headers: admin).status == 400)
+            #expect(try await call(.get, "/v1/admin/users/\(userId)", headers: admin).status == 200)
+            #expect(try await call(.get, "/v1/admin/users/\(userId)/credentials", headers: admin).status == 200)
+            #expect(try await call(.get, "/v1/admin/users/!!/credentials", headers: admin).status == 400)
+            #expect(try await call(.get, "/v1/admin/credentials/\(credentialId)", headers: admin).status == 200)
+            #expect(try await call(.patch, "/v1/admin/credentials/\(credentialId)", #"{"nickname":"desk"}"#, headers: admin).status == 200)
+            #expect(try await call(.patch, "/v1/admin/credentials/\(credentialId)", #"{"nickname":null}"#, headers: admin).status == 200)
+            #expect(try await call(.patch, "/v1/admin/credentials/\(credentialId)", #"{"name":"x"}"#, headers: admin).status == 400)
+            #expect(try await call(.delete, "/v1/admin/credentials/\(credentialId)", headers: admin).status == 204)
+            #expect(try await call(.delete, "/v1/admin/credentials/\(credentialId)", headers: admin).status == 404)
+            #expect(try await call(.delete, "/v1/admin/users/\(userId)", headers: admin).status == 204)
+            #expect(try await call(.delete, "/v1/admin/users/\(userId)", headers: admin).status == 404)
+
+            // Operations.
+            #expect(try await call(.get, "/healthz", headers: [:]).status == 200)
+            #expect(try await call(.get, "/readyz", headers: [:]).status == 200)
+            #expect(try await call(.get, "/metrics", headers: [:]).status == 200)
+        }
+    }
+}
