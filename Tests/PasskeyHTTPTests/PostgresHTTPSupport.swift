@@ -1,0 +1,261 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LibPQ
+import NIOPosix
+import PasskeyHTTP
+import PasskeyStore
+import PasskeyStorePostgres
+import Synchronization
+import Testing
+import WebAuthnCore
+import WebAuthnModel
+
+// Support for the "HTTP on PostgreSQL" suite: a fresh, migrated schema per test (reached through a connection
+// string whose `options` set the search_path, dropped afterwards), service instances built on it (each with its
+// own thread pool, PGPool, store, CeremonyService and Application), direct queries against the schema, and a
+// private cluster for the restart test. The helpers of HTTPFlowTests.swift (Flow, Reply, post/send)
+// are reused as they are: the relying party here has the same RP ID and origin as `Harness`.
+
+enum PostgresHTTP {
+    /// The shared test database (`scripts/dev.sh test` always sets it).
+    static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
+    static let skipReason: Comment = "PASSKEYD_TEST_DATABASE_URL is not set (scripts/postgres.sh start; scripts/postgres.sh url)"
+
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let migrations = repository.appendingPathComponent("Migrations")
+
+    /// The relying party `Flow` expects (same RP ID and origin as `Harness`).
+    static func relyingParty(challengeTimeout: Duration = .seconds(300)) -> RelyingParty {
+        var rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
+        rp.challengeTimeout = challengeTimeout
+        return rp
+    }
+
+    static let adminKey = "test-admin-key"
+    static let adminAuth: HTTPFields = [.authorization: "Bearer \(adminKey)"]
+
+    /// `url` with `search_path` set to `schema` (URI or keyword/value form).
+    static func url(_ base: String, searchPath schema: String) -> String {
+        if base.contains("://") {
+            return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+        }
+        return base + " options='-csearch_path=" + schema + "'"
+    }
+}
+
+/// Runs blocking work (a direct libpq connection, a child process) on a Dispatch thread, not on the test's
+/// cooperative thread.
+func pgHTTPOffload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result(catching: body)) }
+    }
+}
+
+/// One test's schema: created and migrated by ``create(baseURL:)``, dropped by ``drop()``. Its `inspector` pool
+/// runs the test's own queries (row counts, snapshots) straight against the tables.
+struct HTTPTestSchema: Sendable {
+    let name: String
+    let baseURL: String
+    /// `baseURL` with the search_path set to this schema.
+    let url: String
+    let threadPool: NIOThreadPool
+    let inspector: PGPool
+
+    static func create(baseURL: String) async throws -> HTTPTestSchema {
+        let name = "h_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        try await pgHTTPOffload {
+            let admin = try PGConnection.connect(url: baseURL)
+            defer { try? admin.close() }
+            try admin.simpleQuery("CREATE SCHEMA \(name)")
+        }
+        let threadPool = NIOThreadPool(numberOfThreads: 1)
+        threadPool.start()
+        let url = PostgresHTTP.url(baseURL, searchPath: String(name))
+        let schema = HTTPTestSchema(
+            name: String(name), baseURL: baseURL, url: url, threadPool: threadPool,
+            inspector: PGPool(url: url, size: 1, threadPool: threadPool))
+        do {
+            _ = try await Migrator(directory: PostgresHTTP.migrations).migrate(using: schema.inspector)
+        } catch {
+            await schema.drop()
+            throw error
+        }
+        return schema
+    }
+
+    /// Drops the schema (CASCADE) and stops the inspector; failures are ignored (cleanup only).
+    func drop() async {
+        await inspector.shutdown()
+        try? await threadPool.shutdownGracefully()
+        let name = self.name
+        let baseURL = self.baseURL
+        _ = try? await pgHTTPOffload {
+            let admin = try PGConnection.connect(url: baseURL)
+            defer { try? admin.close() }
+            try admin.simpleQuery("DROP SCHEMA IF EXISTS \(name) CASCADE")
+        }
+    }
+
+    /// Runs one read in the schema; retried once after a connection-level error (the restart test's server
+    /// restarts under the inspector's connection too).
+    func query(_ query: PGQuery) async throws -> PGResult {
+        do {
+            return try await inspector.withConnection { try $0.execute(query) }
+        } catch {
+            guard (error as? PGError)?.isConnectionError == true else { throw error }
+            return try await inspector.withConnection { try $0.execute(query) }
+        }
+    }
+
+    func count(_ table: String, where condition: String = "true") async throws -> Int {
+        let result = try await query(PGQuery(unsafeSQL: "SELECT count(*) FROM \(table) WHERE \(condition)"))
+        return Int(try result.decode(Int64.self, row: 0, column: 0))
+    }
+
+    /// Every row of users and credentials (all columns, as JSON text), for before/after comparisons.
+    func snapshot() async throws -> String {
+        let result = try await query("""
+            SELECT coalesce((SELECT json_agg(u ORDER BY u.id)::text FROM users u), '[]')
+                || ' ' || coalesce((SELECT json_agg(c ORDER BY c.id)::text FROM credentials c), '[]')
+            """)
+        return try result.decode(String.self, row: 0, column: 0)
+    }
+
+    /// A credential's row as the tests look at it.
+    struct CredentialRow: Equatable {
+        let signCount: Int64
+        let lastUsedAt: Date?
+        let nickname: String?
+        let userName: String
+        let userHandle: [UInt8]
+    }
+
+    func credential(_ id: [UInt8]) async throws -> CredentialRow? {
+        let result = try await query("""
+            SELECT c.sign_count, c.last_used_at, c.nickname, u.name, u.user_handle
+              FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = \(id)
+            """)
+        guard result.rowCount == 1 else { return nil }
+        return CredentialRow(
+            signCount: try result.decode(Int64.self, row: 0, column: 0),
+            lastUsedAt: try result.decode(Date?.self, row: 0, column: 1),
+            nickname: try result.decode(String?.self, row: 0, column: 2),
+            userName: try result.decode(String.self, row: 0, column: 3),
+            userHandle: try result.decode([UInt8].self, row: 0, column: 4))
+    }
+
+    func signCount(_ id: [UInt8]) async throws -> Int64? { try await credential(id)?.signCount }
+}
+
+/// One passkeyd instance on a schema: its own thread pool, PGPool, PostgresPasskeyStore, CeremonyService (with
+/// its own public-key cache) and Application, as a separately deployed process would have.
+struct PostgresHTTPInstance: Sendable {
+    let threadPool: NIOThreadPool
+    let pool: PGPool
+    let store: PostgresPasskeyStore
+    let clock: RealTimeClock
+    let app: Application<RouterResponder<BasicRequestContext>>
+
+    init(
+        url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),
+        configuration: HTTPConfiguration = HTTPConfiguration()
+    ) {
+        threadPool = NIOThreadPool(numberOfThreads: poolSize)
+        threadPool.start()
+        pool = PGPool(url: url, size: poolSize, threadPool: threadPool)
+        store = PostgresPasskeyStore(pool: pool)
+        let clock = RealTimeClock()
+        self.clock = clock
+        let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })
+        app = Application(router: buildRouter(service: service, configuration: configuration))
+    }
+
+    func shutdown() async {
+        await pool.shutdown()
+        try? await threadPool.shutdownGracefully()
+    }
+}
+
+/// Creates a fresh schema on `baseURL` (the test database by default) and an instance on it, runs `body`, and
+/// shuts the instance down and drops the schema whether `body` succeeds or not.
+func withPostgresHTTP<T>(
+    baseURL: String? = PostgresHTTP.databaseURL, poolSize: Int = 4,
+    relyingParty: RelyingParty = PostgresHTTP.relyingParty(), configuration: HTTPConfiguration = HTTPConfiguration(),
+    _ body: (HTTPTestSchema, PostgresHTTPInstance) async throws -> T
+) async throws -> T {
+    guard let baseURL else { throw PGError(code: .invalidArgument, message: "PASSKEYD_TEST_DATABASE_URL is not set") }
+    let schema = try await HTTPTestSchema.create(baseURL: baseURL)
+    let instance = PostgresHTTPInstance(url: schema.url, poolSize: poolSize, relyingParty: relyingParty, configuration: configuration)
+    do {
+        let value = try await body(schema, instance)
+        await instance.shutdown()
+        await schema.drop()
+        return value
+    } catch {
+        await instance.shutdown()
+        await schema.drop()
+        throw error
+    }
+}
+
+/// The service clock: real time (as the database's `now()` is) plus an offset a test can move.
+final class RealTimeClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+}
+
+func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: .min ... .max) } }
+
+/// A value shared between tasks.
+final class PGHTTPBox<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value { mutex.withLock { $0 } }
+    func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
+}
+
+extension TestClientProtocol {
+    func get(_ path: String, headers: HTTPFields = [:]) async throws -> Reply {
+        try await send(.get, path, headers: headers)
+    }
+}
+
+// MARK: - a private cluster (for the restart test)
+
+/// A private PostgreSQL cluster started with scripts/postgres.sh in /tmp (own directory and port), so restarting
+/// it disturbs no other test. Same approach as `PrivateCluster` in Tests/LibPQTests/PGPoolTests.swift (which
+/// cannot be shared: LibPQTests depends on LibPQ only).
+struct HTTPPrivateCluster: Sendable {
+    /// Runs when the shared test database is configured and the PostgreSQL 15 binaries are installed;
+    /// PASSKEYD_TEST_PG_RESTART=0 turns it off.
+    static let isAvailable =
+        PostgresHTTP.databaseURL != nil && ProcessInfo.processInfo.environment["PASSKEYD_TEST_PG_RESTART"] != "0"
+        && FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/15/bin/pg_ctl")
+
+    /// Must match `/tmp/passkeyd-pg-*` for `postgres.sh destroy` to delete it.
+    let directory = "/tmp/passkeyd-pg-httptest-" + UUID().uuidString.prefix(8).lowercased()
+    /// Below Linux's ephemeral range, so that no outgoing connection takes it while the server is down; never the
+    /// shared cluster's default port.
+    let port = [Int](20_000...29_999).filter { $0 != 25432 }.randomElement()!
+    var url: String { "postgresql://postgres@127.0.0.1:\(port)/passkeyd?connect_timeout=5" }
+
+    /// Runs `scripts/postgres.sh <command>` for this cluster through `system(3)` (blocking: call it offloaded).
+    func run(_ command: String) throws {
+        let script = PostgresHTTP.repository.appendingPathComponent("scripts/postgres.sh").path
+        let line = "PASSKEYD_PG_DIR='\(directory)' PASSKEYD_PG_PORT=\(port) '\(script)' \(command) >/dev/null </dev/null"
+        var status = system(line)
+        // `start` is idempotent; retry it a few times (postgres.sh can misreport a slow startup under load).
+        var attempts = 1
+        while status != 0, command == "start", attempts < 4 {
+            Thread.sleep(forTimeInterval: 0.5)
+            status = system(line)
+            attempts += 1
+        }
+        guard status == 0 else {
+            throw PGError(code: .invalidArgument, message: "postgres.sh \(command) exited with status \(status)")
+        }
+    }
+}
