@@ -128,7 +128,7 @@ extension RelyingParty {
         let outcome = try format.verify(
             AttestationInput(
                 statement: statement, authenticatorData: authenticatorData, attestedCredential: attested,
-                clientDataHash: clientDataHash, credentialKey: credentialKey))
+                clientDataHash: clientDataHash, credentialKey: credentialKey, policy: attestation, time: now))
         // Steps 23–24: "obtain a list of acceptable trust anchors ... Assess the attestation trustworthiness."
         let trust = try AttestationTrustAssessment.assess(outcome, format: fmt, policy: attestation, time: now)
 

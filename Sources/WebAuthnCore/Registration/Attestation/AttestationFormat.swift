@@ -1,5 +1,6 @@
 import CBORCodec
 import COSECrypto
+import Foundation
 
 /// Everything an attestation statement format's verification procedure receives (§6.5.2 "attStmt, authenticatorData, clientDataHash").
 struct AttestationInput {
@@ -9,6 +10,10 @@ struct AttestationInput {
     let clientDataHash: [UInt8]
     /// The credential public key, already validated.
     let credentialKey: PublicKey
+    /// The relying party's attestation policy (format-specific options such as unsafe relaxations live here).
+    let policy: AttestationPolicy
+    /// The verification time (certificate validity, timestamps inside statements).
+    let time: Date
 }
 
 /// What a format's verification procedure returns: the attestation type and its trust path.
