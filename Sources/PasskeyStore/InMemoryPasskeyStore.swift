@@ -61,17 +61,19 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         return (user, credential)
     }
 
-    public func apply(_ update: CredentialUpdate) -> StoredCredential? {
-        guard var credential = credentials[update.credentialID] else { return nil }
-        // A lower counter means a concurrent finish got there first: that update is stale and only its use counts.
-        if update.signCount >= credential.record.signCount {
+    public func apply(_ update: CredentialUpdate) -> CredentialUpdateResult {
+        guard var credential = credentials[update.credentialID] else { return .gone }
+        if update.advancesCounter {
+            let stored = credential.record.signCount
+            // A stored counter that already reached this one: a concurrent finish got there first.
+            guard stored < update.signCount || (stored == 0 && update.signCount == 0) else { return .stale(credential) }
             credential.record.signCount = update.signCount
             credential.record.backupState = update.backupState
         }
         credential.record.uvInitialized = credential.record.uvInitialized || update.uvInitialized
         credential.lastUsedAt = now()
         credentials[update.credentialID] = credential
-        return credential
+        return .applied(credential)
     }
 
     public func listUsers(nameFilter: String?, limit: Int, after: String?) -> [StoredUser] {

@@ -87,6 +87,25 @@ public struct AuthenticationLookup: Sendable, Hashable {
     }
 }
 
+/// What ``PasskeyStore/apply(_:)`` did.
+public enum CredentialUpdateResult: Sendable, Hashable {
+    /// Written; the credential as stored afterwards.
+    case applied(StoredCredential)
+    /// Not written: the stored counter had already reached the update's (a concurrent finish). The credential as
+    /// it was read.
+    case stale(StoredCredential)
+    /// The credential no longer exists.
+    case gone
+
+    /// The stored credential, if any.
+    public var credential: StoredCredential? {
+        switch self {
+        case .applied(let credential), .stale(let credential): credential
+        case .gone: nil
+        }
+    }
+}
+
 /// The one error type of the storage layer; equality compares only the code.
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
@@ -140,10 +159,11 @@ public protocol PasskeyStore: Sendable {
     func register(
         _ registration: VerifiedRegistration, nickname: String?
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential)
-    /// Applies an assertion's update: counter and backup state are written unless the update is stale (its counter
-    /// is below the stored one because a concurrent finish got there first); last use is always recorded, and
-    /// uvInitialized only ever turns true. Returns the credential as stored afterwards, nil if it no longer exists.
-    func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential?
+    /// Applies an assertion's update atomically. When `update.advancesCounter`, it is written only while the stored
+    /// counter is still below the new one (or both are zero); otherwise a concurrent finish got there first and
+    /// the result is `.stale` with nothing written. Without `advancesCounter` (a regression accepted by policy),
+    /// only the use is recorded. uvInitialized only ever turns true.
+    func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult
 
     // MARK: administration
     /// Users ordered by name, optionally those whose name contains `nameFilter`, after the name `after`.

@@ -217,28 +217,37 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
-    /// Counter and backup state only when the update is not stale; use and uvInitialized always.
+    /// One statement, one round trip: with $5 (advancesCounter) the row is written only while its counter is below
+    /// $2 (or both are zero). Under READ COMMITTED a concurrent update of the row makes PostgreSQL re-check the
+    /// WHERE clause on the newest version, so two finishes can never both pass with the same or a lower counter.
+    /// The first column says whether the row was written; when it was not, the second SELECT returns the row as
+    /// read (stale), and no row at all means the credential is gone.
     static let applyUpdate = PGPreparedStatement(
         name: "passkeyd_apply_update",
         sql: """
             WITH updated AS (
                 UPDATE credentials
-                   SET sign_count = CASE WHEN $2 >= sign_count THEN $2 ELSE sign_count END,
-                       backup_state = CASE WHEN $2 >= sign_count THEN $3 ELSE backup_state END,
+                   SET sign_count = CASE WHEN $5 THEN $2 ELSE sign_count END,
+                       backup_state = CASE WHEN $5 THEN $3 ELSE backup_state END,
                        uv_initialized = uv_initialized OR $4,
                        last_used_at = now()
-                 WHERE id = $1
+                 WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
                 RETURNING *
             )
-            SELECT \(credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+            SELECT true, \(credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+            UNION ALL
+            SELECT false, \(credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id
+             WHERE c.id = $1 AND NOT EXISTS (SELECT 1 FROM updated)
             """,
-        parameterTypes: [.bytea, .int8, .bool, .bool])
+        parameterTypes: [.bytea, .int8, .bool, .bool, .bool])
 
-    public func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential? {
+    public func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult {
         try await run { connection in
             let result = try connection.executePrepared(
-                Self.applyUpdate, [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized])
-            return result.rowCount == 0 ? nil : try Self.credential(from: result, row: 0)
+                Self.applyUpdate,
+                [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter])
+            guard result.rowCount > 0, let credential = try Self.credential(from: result, row: 0, offset: 1) else { return .gone }
+            return try result.decode(Bool.self, row: 0, column: 0) ? .applied(credential) : .stale(credential)
         }
     }
 

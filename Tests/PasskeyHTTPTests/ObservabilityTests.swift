@@ -71,7 +71,7 @@ struct DownStore: PasskeyStore {
     func register(
         _ registration: VerifiedRegistration, nickname: String?
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) { throw error }
-    func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential? { throw error }
+    func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult { throw error }
     func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser] { throw error }
     func credential(id: [UInt8]) async throws(StoreError) -> StoredCredential? { throw error }
     func renameCredential(id: [UInt8], nickname: String?) async throws(StoreError) -> StoredCredential? { throw error }

@@ -227,18 +227,13 @@ struct PostgresHTTPTests {
                 for (counter, reply) in outcomes where reply.status == 200 {
                     #expect(((reply.json["credential"] as? [String: Any])?["signCount"] as? Int ?? 0) >= counter)
                 }
-                // A 200 whose reply shows a stored counter above the one it presented was verified against a stale
-                // read and applied after a higher counter had been stored: its counter regressed, and with the
-                // default `.reject` sign-count policy it should have been refused (sign_count_regressed), as it is
-                // when the same assertions arrive one after another. PostgresPasskeyStore.apply keeps the higher
-                // counter (so nothing is lowered) but still reports success. Known issue, reported; intermittent
-                // because it needs the interleaving.
+                // Each 200 reports exactly the counter it presented: an assertion verified against a stale read
+                // whose counter had meanwhile been reached by a concurrent finish is refused (the store's update is
+                // conditional), never accepted with someone else's counter.
                 let staleAccepted = outcomes.filter { counter, reply in
-                    reply.status == 200 && ((reply.json["credential"] as? [String: Any])?["signCount"] as? Int ?? 0) > counter
+                    reply.status == 200 && ((reply.json["credential"] as? [String: Any])?["signCount"] as? Int ?? 0) != counter
                 }.map(\.0)
-                withKnownIssue("a concurrent assertion with a regressed counter is accepted", isIntermittent: true) {
-                    #expect(staleAccepted.isEmpty, "accepted although a higher counter was already stored: \(staleAccepted)")
-                }
+                #expect(staleAccepted.isEmpty, "accepted although a higher counter was already stored: \(staleAccepted)")
             }
         }
     }
