@@ -56,7 +56,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         let credential = StoredCredential(
             record: registration.credentialRecord, algorithm: registration.algorithm.rawValue, aaguid: registration.aaguid,
             nickname: nickname, createdAt: now(), lastUsedAt: nil, attestationObject: registration.attestationObject,
-            clientDataJSON: registration.clientDataJSON)
+            clientDataJSON: registration.clientDataJSON, attestation: StoredAttestation(registration))
         credentials[credential.id] = credential
         return (user, credential)
     }

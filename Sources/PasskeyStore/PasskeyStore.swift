@@ -29,13 +29,16 @@ public struct StoredCredential: Sendable, Hashable {
     /// The raw attestation object and clientDataJSON from registration (audit, re-verification).
     public var attestationObject: [UInt8]
     public var clientDataJSON: [UInt8]
+    /// What registration proved about the authenticator.
+    public var attestation: StoredAttestation
 
     public var id: [UInt8] { record.id }
 
     public init(
         record: CredentialRecord, algorithm: Int, aaguid: [UInt8], nickname: String?, createdAt: Date, lastUsedAt: Date?,
-        attestationObject: [UInt8], clientDataJSON: [UInt8]
+        attestationObject: [UInt8], clientDataJSON: [UInt8], attestation: StoredAttestation = .none
     ) {
+        self.attestation = attestation
         self.record = record
         self.algorithm = algorithm
         self.aaguid = aaguid
@@ -44,6 +47,43 @@ public struct StoredCredential: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.attestationObject = attestationObject
         self.clientDataJSON = clientDataJSON
+    }
+}
+
+/// The attestation verdict stored with a credential: what registration could prove about the authenticator.
+public struct StoredAttestation: Sendable, Hashable {
+    /// The §6.5.4 attestation type: `none`, `self`, `basic`, `attca`, `anonca`.
+    public var type: String
+    /// `none`, `self`, `untrusted` (a chain reaching no configured or metadata root) or `trusted`.
+    public var trust: String
+    /// The subject of the root the chain ends at, when trusted.
+    public var trustAnchor: String?
+    /// The authenticator's description from FIDO metadata, when it was known at registration.
+    public var authenticatorDescription: String?
+
+    public init(type: String, trust: String, trustAnchor: String? = nil, authenticatorDescription: String? = nil) {
+        self.type = type
+        self.trust = trust
+        self.trustAnchor = trustAnchor
+        self.authenticatorDescription = authenticatorDescription
+    }
+
+    /// No attestation (also what credentials stored before verdicts were kept read as).
+    public static let none = StoredAttestation(type: "none", trust: "none")
+
+    /// The verdict of a verified registration.
+    public init(_ registration: VerifiedRegistration) {
+        let trust: String
+        var anchor: String?
+        switch registration.attestationTrust {
+        case .none: trust = "none"
+        case .selfAttested: trust = "self"
+        case .untrusted: trust = "untrusted"
+        case .trusted(let subject):
+            trust = "trusted"
+            anchor = subject
+        }
+        self.init(type: registration.attestationType.rawValue, trust: trust, trustAnchor: anchor)
     }
 }
 

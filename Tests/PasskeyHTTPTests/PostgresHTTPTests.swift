@@ -530,4 +530,47 @@ struct PostgresHTTPTests {
             }
         }
     }
+
+    // MARK: 10. the attestation verdict is stored and returned
+
+    @Test("the attestation verdict (type, trust, anchor) is stored with the credential and returned by finish and admin")
+    func attestationVerdict() async throws {
+        let ca = try TestAttestationCA(name: "verdict test root")
+        var rp = PostgresHTTP.relyingParty()
+        rp.attestation = AttestationPolicy(requirement: .anyVerified, trustAnchors: ["packed": ca.trustAnchors])
+        try await withPostgresHTTP(relyingParty: rp, configuration: HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey])) { schema, instance in
+            try await instance.app.test(.router) { client in
+                func verdict(_ json: [String: Any]) -> [String: Any]? { (json["credential"] as? [String: Any])?["attestation"] as? [String: Any] }
+                let (trusted, trustedCredential) = try await Flow.register(client, name: "tina") { $0.attestation = .packedFull(ca) }
+                #expect(trusted.status == 201)
+                let returned = try #require(verdict(trusted.json))
+                #expect(returned["type"] as? String == "basic" && returned["trust"] as? String == "trusted")
+                #expect(returned["trustAnchor"] as? String == "verdict test root")
+                #expect(returned["authenticatorDescription"] is NSNull)
+
+                let (selfAttested, selfCredential) = try await Flow.register(client, name: "tina") { $0.attestation = .packedSelf }
+                #expect(verdict(selfAttested.json)?["trust"] as? String == "self")
+                let (other, otherCredential) = try await Flow.register(client, name: "tina") { $0.attestation = .packedFull(try! TestAttestationCA(name: "unknown root")) }
+                #expect(verdict(other.json)?["trust"] as? String == "untrusted" && verdict(other.json)?["trustAnchor"] is NSNull)
+                let (none, noneCredential) = try await Flow.register(client, name: "tina")
+                #expect(verdict(none.json)?["type"] as? String == "none" && verdict(none.json)?["trust"] as? String == "none")
+
+                // Read back from the database through the admin API.
+                let expected = [
+                    (trustedCredential, "basic", "trusted"), (selfCredential, "self", "self"),
+                    (otherCredential, "basic", "untrusted"), (noneCredential, "none", "none"),
+                ]
+                for (credential, type, trust) in expected {
+                    let stored = try await client.get("/v1/admin/credentials/\(Base64URL.encode(credential.id))", headers: PostgresHTTP.adminAuth)
+                    #expect(stored.status == 200)
+                    #expect(verdict(stored.json)?["type"] as? String == type && verdict(stored.json)?["trust"] as? String == trust)
+                }
+                let anchor = try await schema.query(PGQuery(
+                    unsafeSQL: "SELECT trust_anchor FROM credentials WHERE attestation_trust = 'trusted'"))
+                #expect(anchor.rowCount == 1)
+                let anchorSubject = try anchor.decode(String.self, row: 0, column: 0)
+                #expect(anchorSubject == "verdict test root")
+            }
+        }
+    }
 }
