@@ -421,7 +421,7 @@ struct ObservabilitySettingsTests {
             ("PASSKEYD_USER_VERIFICATION", "preferred"), ("PASSKEYD_CHALLENGE_TTL", "10"), ("PASSKEYD_LOG_LEVEL", "verbose"),
             ("PASSKEYD_ALGORITHMS", "ES256,XYZ"), ("PASSKEYD_ALGORITHMS", "ES256,RS1"), ("PASSKEYD_ALGORITHMS", "ES256,es256"),
             ("PASSKEYD_ALGORITHMS", ","), ("PASSKEYD_ATTESTATION", "strict"), ("PASSKEYD_ATTESTATION", "trusted-required"),
-            ("PASSKEYD_ATTESTATION_CONVEYANCE", "always"), ("PASSKEYD_METRICS", "maybe"), ("PASSKEYD_TRUST_ROOTS_TPM", "/tmp"),
+            ("PASSKEYD_ATTESTATION_CONVEYANCE", "always"), ("PASSKEYD_METRICS", "maybe"), ("PASSKEYD_TRUST_ROOTS_NONE", "/tmp"),
             ("PASSKEYD_TRUST_ROOTS_PACKED", "/nonexistent/roots.pem"), ("PASSKEYD_TRUST_ROOTS_PACKED", "/tmp/../proc/version"),
         ])
     func invalid(variable: String, value: String) {
