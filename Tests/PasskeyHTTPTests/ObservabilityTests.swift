@@ -471,6 +471,18 @@ struct ObservabilitySettingsTests {
         #expect(try Settings(Self.environment(["PASSKEYD_TRUST_ROOTS_PACKED": roots])).relyingParty.attestation.trustAnchors.count == 1)
     }
 
+    @Test("tpm, android-key and apple take their own trust roots (PASSKEYD_TRUST_ROOTS_TPM / _ANDROID_KEY / _APPLE)")
+    func formatTrustRoots() throws {
+        let roots = try Self.trustRootDirectory(count: 1)
+        let settings = try Settings(Self.environment([
+            "PASSKEYD_ATTESTATION": "trusted-required", "PASSKEYD_TRUST_ROOTS_TPM": roots,
+            "PASSKEYD_TRUST_ROOTS_ANDROID_KEY": roots, "PASSKEYD_TRUST_ROOTS_APPLE": roots,
+        ]))
+        #expect(Set(settings.relyingParty.attestation.trustAnchors.keys) == ["tpm", "android-key", "apple"])
+        #expect(settings.relyingParty.attestation.allowTestTPMManufacturersUnsafe == false)
+        #expect(settings.relyingParty.attestation.androidKeyAllowSoftwareEnforcedUnsafe == false)
+    }
+
     @Test("unknown PASSKEYD_ variables and suspicious origins are warnings")
     func warnings() throws {
         let settings = try Settings(
