@@ -130,6 +130,29 @@ struct VectorTests {
         #expect(stillValid.count >= 3)
     }
 
+    @Test("tpm vectors under the default policy: test TPM manufacturers are refused as unknown, registered vendors pass")
+    func tpmManufacturersByDefault() throws {
+        var refused: [String] = [], accepted: [String] = [], failures: [String] = []
+        for (name, json) in try Vectors.load("registration") {
+            guard (json["derived"] as? [String: Any])?["fmt"] as? String == "tpm", json["expect"] as? String ?? "ok" == "ok" else { continue }
+            let rp = try Vectors.relyingParty(json)  // without vectorConfiguration
+            #expect(rp.attestation.allowTestTPMManufacturersUnsafe == false)
+            do {
+                _ = try Self.register(json, rp: rp, now: Vectors.verificationTime(json))
+                accepted.append(name)
+            } catch let error as WebAuthnError where error.code == .tpmManufacturerUnknown {
+                refused.append(name)
+            } catch {
+                failures.append("\(name): \(String(reflecting: error))")
+            }
+        }
+        print("tpm vectors under the default policy: \(accepted.count) accepted (registered TPM vendors), \(refused.count) refused as tpm_manufacturer_unknown (test TPM ids)")
+        for name in refused { print("  test TPM manufacturer: \(name)") }
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        #expect(accepted.count >= 6)
+        #expect(refused.count >= 10)
+    }
+
     @Test("registration vectors get their expected verdict")
     func registrations() throws {
         var outcome = Outcome()
