@@ -1,6 +1,5 @@
-public import CBORCodec
+import CBORCodec
 public import COSECrypto
-public import Foundation
 
 /// How the software authenticator builds a `tpm` attestation, with knobs to break each §8.3 step.
 public struct TPMKnobs: Sendable {

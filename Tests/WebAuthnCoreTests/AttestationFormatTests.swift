@@ -477,7 +477,7 @@ struct AttestationExtensionDecoderTests {
         #expect(throws: CertificateError.malformedCertificate) { try DERElement.parse([0x02, 0x02, 0x00, 0x01]).integerValue() }
         #expect(try DERElement.parse([0x02, 0x02, 0x00, 0x80]).integerValue() == 128)
         #expect(try DERElement.parse([0x0A, 0x01, 0x02]).integerValue() == 2)
-        // A deeply nested input is bounded by the caller's structure, not the reader's recursion.
+        // A KeyDescription needs its eight leading fields.
         #expect(throws: CertificateError.malformedCertificate) { try AndroidKeyDescription(derEncoded: [0x30, 0x02, 0x30, 0x00]) }
     }
 

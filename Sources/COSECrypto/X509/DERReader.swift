@@ -3,7 +3,8 @@ internal import COpenSSL
 /// One DER element (tag, length, contents), read with OpenSSL's `ASN1_get_object`.
 ///
 /// For the contents of certificate extensions OpenSSL has no typed parser for (Android KeyDescription, Apple's
-/// anonymous attestation nonce). Strict: definite lengths only, no trailing bytes, bounded nesting. Integers are
+/// anonymous attestation nonce). Strict: definite lengths only, no trailing bytes; parsing is one level at a time
+/// (``children()``), so nesting depth is bounded by the caller's structure, never by recursion here. Integers are
 /// decoded by `d2i_ASN1_INTEGER` / `d2i_ASN1_ENUMERATED`, which enforce minimal encodings. Everything is copied
 /// into Swift values; no pointer leaves this file.
 public struct DERElement: Sendable, Hashable {
@@ -27,9 +28,6 @@ public struct DERElement: Sendable, Hashable {
     public static let booleanTag = 1, integerTag = 2, octetStringTag = 4, nullTag = 5, enumeratedTag = 10
     public static let sequenceTag = 16, setTag = 17
 
-    /// Maximum nesting depth ``children()`` accepts through ``parse(_:depth:)``.
-    static let maxDepth = 32
-
     /// Parses exactly one element; trailing bytes are rejected.
     /// - Parameter der: the DER bytes.
     /// - Throws: ``CertificateError/Code/malformedCertificate`` (the decoders serve certificate extensions).
@@ -51,7 +49,7 @@ public struct DERElement: Sendable, Hashable {
         }
         clearOpenSSLErrors()
         return try unsafe der.withUnsafeBufferPointer { (buffer) throws(CertificateError) -> [DERElement] in
-            guard let base = unsafe buffer.baseAddress else { return [] }
+            guard let base = buffer.baseAddress else { return [] }
             var elements: [DERElement] = []
             var offset = 0
             while offset < buffer.count {
@@ -81,7 +79,7 @@ public struct DERElement: Sendable, Hashable {
                 elements.append(
                     DERElement(
                         tagClass: tagClass, tagNumber: Int(tag), isConstructed: flags & 0x20 != 0,
-                        encoded: Array(buffer[offset..<end]), content: Array(buffer[start..<end])))
+                        encoded: unsafe Array(buffer[offset..<end]), content: unsafe Array(buffer[start..<end])))
                 offset = end
             }
             return elements
@@ -113,7 +111,7 @@ public struct DERElement: Sendable, Hashable {
         }
         clearOpenSSLErrors()
         let result: Int64? = unsafe encoded.withUnsafeBufferPointer { buffer -> Int64? in
-            var cursor: UnsafePointer<UInt8>? = unsafe buffer.baseAddress
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             var value: Int64 = 0
             if isInteger {
                 guard let integer = unsafe d2i_ASN1_INTEGER(nil, &cursor, buffer.count) else { return nil }
