@@ -5,6 +5,8 @@ public import COSECrypto
 public struct TPMKnobs: Sendable {
     /// The AIK's algorithm (`attStmt.alg`): RS256, RS1, ES256, ...
     public var aikAlgorithm: COSEAlgorithm = .rs256
+    /// The AIK's RSA modulus size (RSA AIKs only).
+    public var aikRSABits = 2048
     /// pubArea.nameAlg (TPM_ALG_SHA256 by default).
     public var nameAlg: UInt16 = 0x000B
     public var magic: UInt32 = 0xFF54_4347
@@ -115,7 +117,7 @@ enum SoftAttestationFormats {
         certInfo += Array(repeating: 0x20, count: 8)  // firmwareVersion
         certInfo += sized(knobs.attestedNameOverride ?? name) + sized([])
 
-        let aikKey = try PrivateKey.generate(for: knobs.aikAlgorithm == .rs1 ? .rs256 : knobs.aikAlgorithm)
+        let aikKey = try PrivateKey.generate(for: knobs.aikAlgorithm == .rs1 ? .rs256 : knobs.aikAlgorithm, rsaBits: knobs.aikRSABits)
         var builder = CertificateBuilder(
             subject: knobs.aikSubject, serialNumber: UInt64.random(in: 2...UInt64(Int64.max)),
             notBefore: ca.root.notBefore, notAfter: ca.root.notAfter)

@@ -257,6 +257,11 @@ struct TPMAttestationTests {
             $0.attestation = .tpm(Fixture.ca)
             $0.mutateStatement = F.mutatingBytes("sig", F.flipLastByte)
         }
+        // An AIK key the verifier does not accept (RSA below 2048 bits).
+        try Fixture.expectRegistrationFailure(.attestationCertificateInvalid) {
+            $0.attestation = .tpm(Fixture.ca)
+            $0.tpm.aikRSABits = 1024
+        }
         // alg names an EC algorithm while the AIK is RSA.
         try Fixture.expectRegistrationFailure(.attestationAlgorithmMismatch) {
             $0.attestation = .tpm(Fixture.ca)
