@@ -3,7 +3,8 @@
 #
 #   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
 #   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then the README's
-#                         curl walkthrough (scripts/smoke.sh) against a running passkeyd
+#                         curl walkthrough (scripts/smoke.sh) against a running passkeyd, then the browser tests of
+#                         the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too)
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
@@ -15,10 +16,12 @@ cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl jq)
+# Only for the test command: the browser tests (e2e/browser_test.py).
+browser_test_packages=(chromium chromium-driver python3-selenium python3-pytest)
 
-install_missing() {
+install_missing() {  # install_missing [EXTRA_PACKAGE…]: debian_packages and these, where missing
     local missing=()
-    for package in "${debian_packages[@]}"; do
+    for package in "${debian_packages[@]}" "$@"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     if ((${#missing[@]})); then
@@ -42,7 +45,7 @@ run)
     exec "$(swift build -c release --show-bin-path)/passkeyd"
     ;;
 test)
-    install_missing
+    install_missing "${browser_test_packages[@]}"
     scripts/postgres.sh start
     trap 'scripts/postgres.sh stop || true' EXIT
     export PASSKEYD_TEST_DATABASE_URL="$(scripts/postgres.sh url)"
@@ -50,6 +53,8 @@ test)
     swift test --skip-build
     # The README's curl walkthrough against a real passkeyd process.
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$(swift build --show-bin-path)"
+    # The demo page in a real browser (Chromium's WebAuthn virtual authenticators) against real passkeyd processes.
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$(swift build --show-bin-path)"
     ;;
 bench)
     install_missing

@@ -38,18 +38,20 @@ public struct Settings: Sendable {
     public var logLevel: Logger.Level
     /// Serve `/metrics` and record metrics.
     public var metricsEnabled: Bool
+    /// Serve the demo page under `/demo` (`PASSKEYD_DEMO`, off by default).
+    public var demoPage: Bool
     /// Things that are allowed but probably wrong (unknown variables, short keys, ...), for the start-up log.
     public var warnings: [String]
 
     /// The HTTP layer's settings (keys); the executable adds the metrics factory and exporter.
-    public var http: HTTPConfiguration { HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys) }
+    public var http: HTTPConfiguration { HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys, demoPage: demoPage) }
 
     /// The variables this service reads.
     public static let variables: [String] = [
         "PASSKEYD_CONFIG_FILE", "PASSKEYD_LISTEN", "PASSKEYD_DATABASE_URL", "PASSKEYD_POOL_SIZE", "PASSKEYD_MIGRATIONS",
         "PASSKEYD_RP_ID", "PASSKEYD_RP_NAME", "PASSKEYD_ORIGINS", "PASSKEYD_USER_VERIFICATION", "PASSKEYD_CHALLENGE_TTL",
         "PASSKEYD_API_KEYS", "PASSKEYD_ADMIN_KEYS", "PASSKEYD_LOG_LEVEL", "PASSKEYD_ALGORITHMS", "PASSKEYD_ATTESTATION",
-        "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS",
+        "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS", "PASSKEYD_DEMO",
     ]
     /// `PASSKEYD_TRUST_ROOTS_<FORMAT>`: PEM roots per attestation format.
     public static let trustRootsPrefix = "PASSKEYD_TRUST_ROOTS_"
@@ -187,6 +189,10 @@ public struct Settings: Sendable {
             throw ConfigurationError("PASSKEYD_LOG_LEVEL", "unknown level \"\(other)\" (trace, debug, info, notice, warning, error, critical)")
         }
         metricsEnabled = try reader.boolean("PASSKEYD_METRICS", default: true)
+        demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
+        if demoPage {
+            warnings.append("PASSKEYD_DEMO: the demo page is on: anyone who reaches /demo can register passkeys (no API key); not for production")
+        }
 
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
             guard !Self.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),

@@ -1,0 +1,324 @@
+// passkeyd demo page: plain JavaScript, no build step, no dependencies.
+//
+// It calls the demo routes (/demo/api/...), which take and return exactly the JSON of the /v1 ceremony API and
+// keep a short-lived demo session cookie after a successful finish. Options go through
+// PublicKeyCredential.parseCreationOptionsFromJSON / parseRequestOptionsFromJSON and credentials through toJSON()
+// where the browser has them; otherwise (or with ?fallback=1) through the base64url helpers below.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const forceFallback = new URLSearchParams(location.search).get("fallback") === "1";
+
+// ---- base64url <-> ArrayBuffer ----
+const base64url = {
+  encode(buffer) {
+    const bytes = new Uint8Array(buffer);
+    let binary = "";
+    for (const byte of bytes) binary += String.fromCharCode(byte);
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  },
+  decode(text) {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    const binary = atob(base64 + "===".slice((base64.length + 3) % 4));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0)).buffer;
+  },
+};
+
+const native = {
+  creation: !forceFallback && typeof PublicKeyCredential?.parseCreationOptionsFromJSON === "function",
+  request: !forceFallback && typeof PublicKeyCredential?.parseRequestOptionsFromJSON === "function",
+  toJSON: !forceFallback && typeof PublicKeyCredential?.prototype?.toJSON === "function",
+};
+
+function creationOptions(json) {
+  if (native.creation) return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+  return {
+    ...json,
+    challenge: base64url.decode(json.challenge),
+    user: { ...json.user, id: base64url.decode(json.user.id) },
+    excludeCredentials: (json.excludeCredentials || []).map((c) => ({ ...c, id: base64url.decode(c.id) })),
+  };
+}
+
+function requestOptions(json) {
+  if (native.request) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  return {
+    ...json,
+    challenge: base64url.decode(json.challenge),
+    allowCredentials: (json.allowCredentials || []).map((c) => ({ ...c, id: base64url.decode(c.id) })),
+  };
+}
+
+function credentialJSON(credential) {
+  if (native.toJSON) return credential.toJSON();
+  const r = credential.response;
+  const json = {
+    id: credential.id,
+    rawId: base64url.encode(credential.rawId),
+    type: credential.type,
+    clientExtensionResults: credential.getClientExtensionResults(),
+  };
+  if (credential.authenticatorAttachment) json.authenticatorAttachment = credential.authenticatorAttachment;
+  if (r.attestationObject) {
+    json.response = {
+      clientDataJSON: base64url.encode(r.clientDataJSON),
+      attestationObject: base64url.encode(r.attestationObject),
+      transports: typeof r.getTransports === "function" ? r.getTransports() : [],
+    };
+    if (typeof r.getAuthenticatorData === "function") json.response.authenticatorData = base64url.encode(r.getAuthenticatorData());
+    if (typeof r.getPublicKeyAlgorithm === "function") json.response.publicKeyAlgorithm = r.getPublicKeyAlgorithm();
+    const publicKey = typeof r.getPublicKey === "function" ? r.getPublicKey() : null;
+    if (publicKey) json.response.publicKey = base64url.encode(publicKey);
+  } else {
+    json.response = {
+      clientDataJSON: base64url.encode(r.clientDataJSON),
+      authenticatorData: base64url.encode(r.authenticatorData),
+      signature: base64url.encode(r.signature),
+    };
+    if (r.userHandle) json.response.userHandle = base64url.encode(r.userHandle);
+  }
+  return json;
+}
+
+// ---- the server ----
+class ServerError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch (_) {
+    json = null;
+  }
+  if (!response.ok) {
+    throw new ServerError(response.status, json?.error?.code || `http_${response.status}`, json?.error?.message || text);
+  }
+  return json;
+}
+
+// ---- the page ----
+function status(kind, text) {
+  const element = $("status");
+  element.dataset.kind = kind;
+  element.textContent = text;
+}
+
+function failed(action, error) {
+  // Server errors carry a stable code; browser errors a DOMException name (NotAllowedError, ...).
+  const code = error instanceof ServerError ? error.code : error?.name || "error";
+  status("error", `${action} failed: ${code}: ${error?.message || ""}`);
+}
+
+let signedInUser = null;
+
+function showSignedOut() {
+  signedInUser = null;
+  $("signed-in").hidden = true;
+  $("signed-out").hidden = false;
+  startAutofill();
+}
+
+function showSignedIn(session) {
+  signedInUser = session.user;
+  $("signed-out").hidden = true;
+  $("signed-in").hidden = false;
+  $("who").textContent = session.user.name;
+  const body = $("passkeys").querySelector("tbody");
+  body.replaceChildren();
+  for (const credential of session.credentials) {
+    const row = document.createElement("tr");
+    row.dataset.id = credential.id;
+    const cells = [
+      credential.nickname ?? "—",
+      credential.id.length > 22 ? credential.id.slice(0, 22) + "…" : credential.id,
+      String(credential.publicKeyAlgorithm),
+      credential.transports.join(", ") || "—",
+      String(credential.signCount),
+      new Date(credential.createdAt).toLocaleString(),
+      credential.lastUsedAt ? new Date(credential.lastUsedAt).toLocaleString() : "never",
+    ];
+    cells.forEach((text, index) => {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      if (index === 1) {
+        cell.className = "id";
+        cell.title = credential.id;
+      }
+      row.append(cell);
+    });
+    const action = document.createElement("td");
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "delete";
+    remove.textContent = "Delete";
+    remove.dataset.id = credential.id;
+    remove.addEventListener("click", () => deletePasskey(credential.id));
+    action.append(remove);
+    row.append(action);
+    body.append(row);
+  }
+  $("passkeys").dataset.count = String(session.credentials.length);
+}
+
+/// Shows the session if there is one; resolves to it (or null).
+async function refresh() {
+  try {
+    const session = await call("GET", "/demo/api/session");
+    showSignedIn(session);
+    return session;
+  } catch (error) {
+    if (error instanceof ServerError && error.status === 401) {
+      showSignedOut();
+      return null;
+    }
+    throw error;
+  }
+}
+
+// ---- conditional UI (autofill) ----
+let autofill = null;
+
+function stopAutofill() {
+  if (autofill) {
+    autofill.abort();
+    autofill = null;
+    $("autofill").textContent = "paused";
+  }
+}
+
+async function startAutofill() {
+  stopAutofill();
+  const available = typeof PublicKeyCredential?.isConditionalMediationAvailable === "function"
+    && (await PublicKeyCredential.isConditionalMediationAvailable().catch(() => false));
+  if (!available) {
+    $("autofill").textContent = "not available in this browser";
+    return;
+  }
+  const controller = new AbortController();
+  autofill = controller;
+  try {
+    const { publicKey } = await call("POST", "/demo/api/authentication/begin", {});
+    if (controller.signal.aborted) return;
+    $("autofill").textContent = "waiting";
+    const credential = await navigator.credentials.get({
+      publicKey: requestOptions(publicKey), mediation: "conditional", signal: controller.signal,
+    });
+    if (autofill === controller) autofill = null;
+    await finishSignIn(credential, "autofill");
+  } catch (error) {
+    if (controller.signal.aborted || error?.name === "AbortError") return;
+    if (autofill === controller) autofill = null;
+    if (error instanceof ServerError) {
+      // A passkey was picked and the server refused it: say so.
+      $("autofill").textContent = "ended";
+      failed("Sign-in", error);
+    } else {
+      // The browser ended the request (no passkey, dismissed, ...): nothing was attempted.
+      $("autofill").textContent = `ended (${error?.name || "error"})`;
+    }
+  }
+}
+
+// ---- ceremonies ----
+async function finishSignIn(credential, how) {
+  const result = await call("POST", "/demo/api/authentication/finish", { credential: credentialJSON(credential) });
+  await refresh();
+  status("ok", `Signed in as ${result.user?.name ?? "?"} (${how}).`);
+}
+
+async function signIn(name) {
+  stopAutofill();
+  const how = name ? "username" : "discoverable";
+  status("busy", "Waiting for your passkey…");
+  try {
+    const { publicKey } = await call("POST", "/demo/api/authentication/begin", name ? { user: { name } } : {});
+    const credential = await navigator.credentials.get({ publicKey: requestOptions(publicKey) });
+    await finishSignIn(credential, how);
+  } catch (error) {
+    failed("Sign-in", error);
+    if (!signedInUser) startAutofill();
+  }
+}
+
+async function register(name, nickname) {
+  stopAutofill();
+  status("busy", "Creating a passkey…");
+  try {
+    const { publicKey } = await call("POST", "/demo/api/registration/begin", { user: { name, displayName: name } });
+    const credential = await navigator.credentials.create({ publicKey: creationOptions(publicKey) });
+    const result = await call("POST", "/demo/api/registration/finish", {
+      credential: credentialJSON(credential), nickname: nickname || null,
+    });
+    const session = await refresh();
+    const who = session ? ` Signed in as ${session.user.name}.` : "";
+    status("ok", `Registered a passkey for ${result.user.name}.${who}`);
+  } catch (error) {
+    failed("Registration", error);
+    if (!signedInUser) startAutofill();
+  }
+}
+
+async function deletePasskey(id) {
+  try {
+    await call("DELETE", `/demo/api/credentials/${encodeURIComponent(id)}`);
+    await refresh();
+    status("ok", `Deleted passkey ${id.slice(0, 12)}….`);
+  } catch (error) {
+    failed("Deletion", error);
+    if (error instanceof ServerError && error.status === 401) await refresh();
+  }
+}
+
+async function signOut() {
+  try {
+    await call("POST", "/demo/api/signout");
+    showSignedOut();
+    status("ok", "Signed out.");
+  } catch (error) {
+    failed("Sign-out", error);
+  }
+}
+
+// ---- wiring ----
+document.addEventListener("DOMContentLoaded", async () => {
+  $("rp").textContent = location.hostname;
+  $("helpers").textContent = native.creation && native.request && native.toJSON
+    ? "native (parse…FromJSON, toJSON)" : "base64url fallback";
+  $("signin-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    signIn($("username").value.trim());
+  });
+  $("signin-discoverable").addEventListener("click", () => signIn(""));
+  $("register-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    register($("reg-name").value.trim(), $("reg-nickname").value.trim());
+  });
+  $("add-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (signedInUser) register(signedInUser.name, $("add-nickname").value.trim());
+  });
+  $("signout").addEventListener("click", signOut);
+  if (!window.PublicKeyCredential) {
+    status("error", "This browser has no WebAuthn (or the page is not a secure context: use https or localhost).");
+    return;
+  }
+  try {
+    const session = await refresh();
+    status("idle", session ? `Signed in as ${session.user.name}.` : "Signed out.");
+  } catch (error) {
+    failed("Loading", error);
+  }
+});

@@ -1,0 +1,340 @@
+"""End-to-end tests of the demo page in a real browser.
+
+Headless Chromium (Debian's chromium + chromium-driver, driven by Selenium) with the DevTools protocol's WebAuthn
+virtual authenticators, against running passkeyd processes with PostgreSQL. scripts/e2e.sh starts the servers and
+runs this file with pytest; it starts nothing itself but the browser.
+
+Environment (set by scripts/e2e.sh):
+  PASSKEYD_E2E_URL        http://localhost:PORT  passkeyd with PASSKEYD_DEMO=on and the default policy (UV required)
+  PASSKEYD_E2E_URL_U2F    http://localhost:PORT  the same database, PASSKEYD_USER_VERIFICATION=preferred-unsafe (U2F
+                          authenticators cannot verify users)
+  PASSKEYD_E2E_ADMIN_KEY  the admin key of both servers (the tests read the database through the admin API)
+  PASSKEYD_E2E_ARTIFACTS  where screenshots go (default var/artifacts)
+
+The tests run in file order and share one browser tab and one user: each scenario starts where the previous one
+left the page. Chromium answers a conditional (autofill) request at once from a virtual authenticator with automatic
+presence; to test the modal sign-ins, presence is switched off while the page is signed out (its autofill request
+then waits unanswered) and on again just before the click (the page aborts autofill first).
+"""
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE = os.environ.get("PASSKEYD_E2E_URL", "http://localhost:18090")
+BASE_U2F = os.environ.get("PASSKEYD_E2E_URL_U2F")
+ADMIN_KEY = os.environ.get("PASSKEYD_E2E_ADMIN_KEY", "e2e-admin-key-0123456789")
+ARTIFACTS = os.environ.get("PASSKEYD_E2E_ARTIFACTS", "var/artifacts")
+
+NAME = "e2e-alice-" + uuid.uuid4().hex[:8]
+STATE = {}  # what one scenario leaves for the next
+
+
+# ---- the server's side, through the admin API ----
+
+def admin(method, path, base=BASE):
+    request = urllib.request.Request(base + path, method=method, headers={"Authorization": "Bearer " + ADMIN_KEY})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+            return response.status, (json.loads(body) if body else None)
+    except urllib.error.HTTPError as error:
+        body = error.read()
+        return error.code, (json.loads(body) if body else None)
+
+
+def stored_user(name, base=BASE):
+    status, page = admin("GET", "/v1/admin/users?" + urllib.parse.urlencode({"name": name, "limit": 10}), base)
+    assert status == 200
+    users = [user for user in page["users"] if user["name"] == name]
+    assert len(users) == 1, f"{name}: {page}"
+    status, found = admin("GET", f"/v1/admin/users/{users[0]['id']}", base)
+    assert status == 200
+    return found["user"], found["credentials"]
+
+
+# ---- the browser ----
+
+@pytest.fixture(scope="module")
+def driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000",
+                     "--disable-gpu", "--no-first-run", "--password-store=basic"]:
+        options.add_argument(argument)
+    browser = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    try:
+        browser.get(BASE + "/demo")
+        browser.execute_cdp_cmd("WebAuthn.enable", {"enableUI": False})
+        yield browser
+    finally:
+        browser.quit()
+
+
+def add_authenticator(browser, protocol="ctap2", transport="internal", resident=True, uv=True):
+    options = {"protocol": protocol, "transport": transport, "hasResidentKey": resident,
+               "hasUserVerification": uv, "isUserVerified": uv, "automaticPresenceSimulation": True}
+    if protocol == "ctap2":
+        options["ctap2Version"] = "ctap2_1"
+    return browser.execute_cdp_cmd("WebAuthn.addVirtualAuthenticator", {"options": options})["authenticatorId"]
+
+
+def remove_authenticator(browser, authenticator):
+    browser.execute_cdp_cmd("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
+
+
+def presence(browser, authenticator, enabled):
+    browser.execute_cdp_cmd("WebAuthn.setAutomaticPresenceSimulation",
+                            {"authenticatorId": authenticator, "enabled": enabled})
+
+
+def credentials_on(browser, authenticator):
+    return browser.execute_cdp_cmd("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]
+
+
+def b64url(standard):
+    return standard.replace("+", "-").replace("/", "_").rstrip("=")
+
+
+def status_text(browser):
+    return browser.find_element(By.ID, "status").text
+
+
+def wait_status(browser, pattern, timeout=20):
+    """Waits until the page's status line matches `pattern`; returns it."""
+    try:
+        WebDriverWait(browser, timeout, poll_frequency=0.1).until(lambda b: re.search(pattern, status_text(b)))
+    except TimeoutException:
+        raise AssertionError(f"status {status_text(browser)!r} never matched {pattern!r}") from None
+    return status_text(browser)
+
+
+def open_page(browser, base=BASE, query=""):
+    browser.get(base + "/demo" + query)
+    wait_status(browser, r"^(Signed in as|Signed out)")
+
+
+def rows(browser):
+    return browser.find_elements(By.CSS_SELECTOR, "#passkeys tbody tr")
+
+
+def click(browser, element_id):
+    browser.find_element(By.ID, element_id).click()
+
+
+def type_into(browser, element_id, text):
+    field = browser.find_element(By.ID, element_id)
+    field.clear()
+    field.send_keys(text)
+
+
+def sign_out_quietly(browser, authenticator):
+    """Signs out with the authenticator's presence off, so the page's autofill request stays unanswered."""
+    presence(browser, authenticator, False)
+    click(browser, "signout")
+    wait_status(browser, r"^Signed out\.$")
+    assert browser.find_element(By.ID, "signed-out").is_displayed()
+    # The autofill request is made (and waits, or ends at once when the authenticator has no discoverable passkey),
+    # or not (Chromium offers conditional UI only with a platform authenticator).
+    try:
+        WebDriverWait(browser, 10).until(lambda b: re.match(r"waiting|ended|not available", b.find_element(By.ID, "autofill").text))
+    except TimeoutException:
+        raise AssertionError(f"autofill: {browser.find_element(By.ID, 'autofill').text!r}, status {status_text(browser)!r}") from None
+    presence(browser, authenticator, True)
+
+
+# ---- scenarios ----
+
+def test_register_with_a_platform_authenticator(driver):
+    internal = add_authenticator(driver)  # ctap2, internal, resident keys, user verification
+    STATE["internal"] = internal
+    open_page(driver)
+    assert status_text(driver) == "Signed out."
+    assert driver.find_element(By.ID, "helpers").text.startswith("native")
+    assert driver.find_element(By.ID, "username").get_attribute("autocomplete") == "username webauthn"
+
+    type_into(driver, "reg-name", NAME)
+    type_into(driver, "reg-nickname", "laptop")
+    click(driver, "register")
+    wait_status(driver, rf"^Registered a passkey for {NAME}\. Signed in as {NAME}\.$")
+    assert driver.find_element(By.ID, "who").text == NAME
+    assert len(rows(driver)) == 1 and "laptop" in rows(driver)[0].text
+
+    on_device = credentials_on(driver, internal)
+    assert len(on_device) == 1 and on_device[0]["isResidentCredential"] and on_device[0]["rpId"] == "localhost"
+    user, stored = stored_user(NAME)
+    assert len(stored) == 1
+    credential = stored[0]
+    assert credential["id"] == b64url(on_device[0]["credentialId"])
+    assert credential["nickname"] == "laptop" and credential["userVerified"] is True
+    assert "internal" in credential["transports"]
+    STATE["user_id"] = user["id"]
+    STATE["first"] = credential["id"]
+
+
+def test_sign_in_with_a_user_name(driver):
+    before = stored_user(NAME)[1][0]
+    sign_out_quietly(driver, STATE["internal"])
+    type_into(driver, "username", NAME)
+    click(driver, "signin")
+    wait_status(driver, rf"^Signed in as {NAME} \(username\)\.$")
+    after = stored_user(NAME)[1][0]
+    assert after["lastUsedAt"] is not None and after["signCount"] > before["signCount"]
+
+
+def test_sign_in_with_a_discoverable_credential(driver):
+    sign_out_quietly(driver, STATE["internal"])
+    driver.find_element(By.ID, "username").clear()  # no name: the passkey says who
+    click(driver, "signin-discoverable")
+    wait_status(driver, rf"^Signed in as {NAME} \(discoverable\)\.$")
+    assert len(rows(driver)) == 1
+
+
+def test_sign_in_with_conditional_ui(driver):
+    # Presence on: the autofill request the signed-out page makes is answered with the passkey at once.
+    click(driver, "signout")
+    wait_status(driver, rf"^Signed in as {NAME} \(autofill\)\.$")
+    # A reload keeps the demo session (cookie), without a new ceremony.
+    open_page(driver)
+    assert status_text(driver) == f"Signed in as {NAME}."
+
+
+def test_second_credential_on_a_security_key_with_the_base64url_fallback(driver):
+    # Keep the platform passkey aside (exported with its key and counter) so only the security key answers.
+    STATE["exported"] = credentials_on(driver, STATE["internal"])[0]
+    remove_authenticator(driver, STATE["internal"])
+    usb = add_authenticator(driver, transport="usb")  # ctap2 roaming key with resident keys and a PIN
+    STATE["usb"] = usb
+
+    open_page(driver, query="?fallback=1")
+    assert driver.find_element(By.ID, "helpers").text == "base64url fallback"
+    assert status_text(driver) == f"Signed in as {NAME}."
+    type_into(driver, "add-nickname", "security key")
+    click(driver, "add-passkey")
+    wait_status(driver, rf"^Registered a passkey for {NAME}\. Signed in as {NAME}\.$")
+    assert len(rows(driver)) == 2
+    assert int(driver.find_element(By.ID, "passkeys").get_attribute("data-count")) == 2
+
+    _, stored = stored_user(NAME)
+    assert len(stored) == 2
+    second = next(c for c in stored if c["id"] != STATE["first"])
+    assert second["nickname"] == "security key" and "usb" in second["transports"]
+    assert second["id"] == b64url(credentials_on(driver, usb)[0]["credentialId"])
+    STATE["second"] = second["id"]
+
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    path = os.path.join(ARTIFACTS, "demo-signed-in.png")
+    assert driver.save_screenshot(path) and os.path.getsize(path) > 10_000
+
+    # The security key signs in by name too (the fallback's request path).
+    sign_out_quietly(driver, usb)
+    type_into(driver, "username", NAME)
+    click(driver, "signin")
+    wait_status(driver, rf"^Signed in as {NAME} \(username\)\.$")
+    assert next(c for c in stored_user(NAME)[1] if c["id"] == STATE["second"])["lastUsedAt"] is not None
+
+
+def test_list_and_delete_a_passkey(driver):
+    open_page(driver)
+    listed = {row.get_attribute("data-id") for row in rows(driver)}
+    assert listed == {STATE["first"], STATE["second"]}
+    driver.find_element(By.CSS_SELECTOR, f"button.delete[data-id='{STATE['second']}']").click()
+    wait_status(driver, r"^Deleted passkey ")
+    assert [row.get_attribute("data-id") for row in rows(driver)] == [STATE["first"]]
+    assert [c["id"] for c in stored_user(NAME)[1]] == [STATE["first"]]
+    assert admin("GET", f"/v1/admin/credentials/{STATE['second']}")[0] == 404
+
+
+def test_sign_in_refused_after_deletion(driver):
+    # The security key still holds the deleted passkey; the server no longer knows it.
+    sign_out_quietly(driver, STATE["usb"])
+    click(driver, "signin-discoverable")
+    wait_status(driver, r"^Sign-in failed: credential_unknown")
+    assert driver.find_element(By.ID, "signed-out").is_displayed()
+    status, _ = admin("GET", f"/v1/admin/credentials/{STATE['second']}")
+    assert status == 404
+
+
+def test_cloned_authenticator_is_refused(driver):
+    remove_authenticator(driver, STATE["usb"])
+    exported = STATE["exported"]
+    # The genuine platform authenticator, restored with its key and counter, still signs in.
+    genuine = add_authenticator(driver)
+    driver.execute_cdp_cmd("WebAuthn.addCredential", {"authenticatorId": genuine, "credential": exported})
+    open_page(driver)  # presence on: autofill answers
+    wait_status(driver, rf"^Signed in as {NAME} \(autofill\)\.$")
+    stored_count = stored_user(NAME)[1][0]["signCount"]
+    assert stored_count > exported["signCount"] >= 1
+    sign_out_quietly(driver, genuine)
+    STATE["exported"] = credentials_on(driver, genuine)[0]  # with its advanced counter, for later
+    remove_authenticator(driver, genuine)
+
+    # A clone: the same private key with a counter behind the server's.
+    clone = add_authenticator(driver)
+    driver.execute_cdp_cmd("WebAuthn.addCredential",
+                           {"authenticatorId": clone, "credential": dict(exported, signCount=0)})
+    click(driver, "signin-discoverable")
+    wait_status(driver, r"^Sign-in failed: sign_count_regressed")
+    assert driver.find_element(By.ID, "signed-out").is_displayed()
+    assert stored_user(NAME)[1][0]["signCount"] == stored_count  # the refused assertion changed nothing
+    remove_authenticator(driver, clone)
+
+
+@pytest.mark.skipif(not BASE_U2F, reason="PASSKEYD_E2E_URL_U2F not set")
+def test_u2f_authenticator(driver):
+    name = "e2e-u2f-" + uuid.uuid4().hex[:8]
+    u2f = add_authenticator(driver, protocol="u2f", transport="usb", resident=False, uv=False)
+    open_page(driver, BASE_U2F)
+    assert status_text(driver) == "Signed out."  # another origin: no session cookie there
+    type_into(driver, "reg-name", name)
+    click(driver, "register")
+    wait_status(driver, rf"^Registered a passkey for {name}\. Signed in as {name}\.$")
+    _, stored = stored_user(name, BASE_U2F)
+    assert len(stored) == 1 and stored[0]["userVerified"] is False
+    on_device = credentials_on(driver, u2f)
+    assert len(on_device) == 1 and not on_device[0]["isResidentCredential"]
+
+    sign_out_quietly(driver, u2f)
+    type_into(driver, "username", name)
+    click(driver, "signin")
+    wait_status(driver, rf"^Signed in as {name} \(username\)\.$")
+    assert stored_user(name, BASE_U2F)[1][0]["lastUsedAt"] is not None
+    remove_authenticator(driver, u2f)
+
+
+def test_the_session_is_http_only_and_bound_to_the_origin(driver):
+    genuine = add_authenticator(driver)
+    driver.execute_cdp_cmd("WebAuthn.addCredential", {"authenticatorId": genuine, "credential": STATE["exported"]})
+    open_page(driver)
+    wait_status(driver, rf"^Signed in as {NAME} \(autofill\)\.$")
+    assert driver.execute_script("return document.cookie") == ""  # HttpOnly: the page's scripts never see it
+    cookie = driver.get_cookie("passkeyd_demo")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/demo"
+
+    def delete(origin):
+        request = urllib.request.Request(
+            BASE + f"/demo/api/credentials/{STATE['first']}", method="DELETE",
+            headers={"Origin": origin, "Cookie": f"passkeyd_demo={cookie['value']}"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    assert delete("http://localhost:1") == 401  # another port of localhost is the same site, not the same origin
+    assert [c["id"] for c in stored_user(NAME)[1]] == [STATE["first"]]
+    assert delete(BASE) == 204
+    assert stored_user(NAME)[1] == []
+    remove_authenticator(driver, genuine)

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The browser tests (e2e/browser_test.py): the demo page in headless Chromium with WebAuthn virtual authenticators,
+# against real passkeyd processes (scripts/dev.sh test runs it after the smoke test).
+#
+#   scripts/e2e.sh BIN_DIR    BIN_DIR holds passkeyd; PASSKEYD_DATABASE_URL must be set; needs Debian's chromium,
+#                             chromium-driver, python3-selenium and python3-pytest (scripts/dev.sh test installs them)
+#
+# Starts two passkeyd on free loopback ports with PASSKEYD_DEMO=on, PASSKEYD_RP_ID=localhost and
+# PASSKEYD_ORIGINS=http://localhost:<port>, on the same database: one with the default policy (user verification
+# required), one with PASSKEYD_USER_VERIFICATION=preferred-unsafe for the U2F authenticator. Runs the tests, stops
+# both. Screenshots go to ${PASSKEYD_E2E_ARTIFACTS:-var/artifacts}.
+set -euo pipefail
+bin="$(cd "${1:?usage: scripts/e2e.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python=/usr/bin/python3  # Debian's, which has python3-selenium and python3-pytest
+work="$(mktemp -d)"
+admin_key="e2e-admin-$(date +%s%N)"
+servers=()
+stop() {
+    local pid
+    for pid in "${servers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap stop EXIT
+
+free_port() { "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# start NAME [VAR=VALUE…]: a passkeyd on a free port, ready; sets $started_port
+start() {
+    local name=$1
+    shift
+    started_port=$(free_port)
+    env PASSKEYD_LISTEN="127.0.0.1:$started_port" PASSKEYD_RP_ID=localhost PASSKEYD_ORIGINS="http://localhost:$started_port" \
+        PASSKEYD_DEMO=on PASSKEYD_ADMIN_KEYS="$admin_key" PASSKEYD_MIGRATIONS="$repo/Migrations" \
+        PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}" "$@" "$bin/passkeyd" >"$work/$name.log" 2>&1 &
+    servers+=($!)
+    for _ in $(seq 100); do
+        curl -sf "127.0.0.1:$started_port/readyz" >/dev/null && return 0
+        sleep 0.2
+    done
+    echo "e2e: passkeyd ($name) did not become ready on port $started_port" >&2
+    cat "$work/$name.log" >&2
+    exit 1
+}
+
+start default
+port=$started_port
+start u2f PASSKEYD_USER_VERIFICATION=preferred-unsafe
+port_u2f=$started_port
+
+mkdir -p "${PASSKEYD_E2E_ARTIFACTS:-$repo/var/artifacts}"
+status=0
+PASSKEYD_E2E_URL="http://localhost:$port" PASSKEYD_E2E_URL_U2F="http://localhost:$port_u2f" \
+    PYTHONDONTWRITEBYTECODE=1 PASSKEYD_E2E_ADMIN_KEY="$admin_key" PASSKEYD_E2E_ARTIFACTS="${PASSKEYD_E2E_ARTIFACTS:-$repo/var/artifacts}" \
+    "$python" -m pytest -p no:cacheprovider -v "$repo/e2e/browser_test.py" || status=$?
+if ((status != 0)); then
+    for log in "$work"/*.log; do echo "--- $(basename "$log")" >&2; cat "$log" >&2; done
+fi
+exit $status
