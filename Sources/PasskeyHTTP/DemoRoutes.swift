@@ -125,10 +125,11 @@ struct DemoSessions: Sendable {
         guard let value = request.cookies[Self.cookieName]?.value else { return nil }
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let expiry = Int(parts[1]), expiry > Int(now().timeIntervalSince1970),
-            let mac = Base64URL.decode(String(parts[2])), let handle = Base64URL.decode(String(parts[0])), !handle.isEmpty
+            let handle = Base64URL.decode(String(parts[0])), !handle.isEmpty
         else { return nil }
-        let expected = Self.hmacSHA256(key: key, Array("\(parts[0]).\(parts[1])".utf8))
-        return constantTimeEquals(mac, expected) ? handle : nil
+        // Compared as text: one spelling per MAC (a base64url string's last character has unused bits).
+        let expected = Base64URL.encode(Self.hmacSHA256(key: key, Array("\(parts[0]).\(parts[1])".utf8)))
+        return constantTimeEquals(Array(parts[2].utf8), Array(expected.utf8)) ? handle : nil
     }
 
     /// RFC 2104 HMAC over SHA-256.

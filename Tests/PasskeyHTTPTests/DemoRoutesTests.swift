@@ -121,10 +121,15 @@ struct DemoRoutesTests {
             #expect(try await client.send("/demo/api/credentials/\(id)", method: .delete, cookie: aliceCookie).status == 404)
 
             // A forged or expired cookie is no session; signing out clears the cookie.
-            var forged = aliceCookie
-            forged.removeLast()
-            forged += aliceCookie.hasSuffix("A") ? "B" : "A"
-            #expect(try await client.send("/demo/api/session", cookie: forged).status == 401)
+            let parts = aliceCookie.split(separator: ".").map(String.init)
+            let later = "\(parts[0]).\(Int(parts[1])! + 3600).\(parts[2])"  // a longer session, same MAC
+            var mac = Array(parts[2])
+            for index in [0, mac.count - 1] {  // the first and the last character (whose low bits are unused)
+                mac[index] = mac[index] == "A" ? "B" : "A"
+                let forged = "\(parts[0]).\(parts[1]).\(String(mac))"
+                #expect(try await client.send("/demo/api/session", cookie: forged).status == 401, "\(forged)")
+            }
+            #expect(try await client.send("/demo/api/session", cookie: later).status == 401)
             let handle = try #require(session.json["user"] as? [String: Any])["id"] as? String
             #expect(try await client.send("/demo/api/session", cookie: "passkeyd_demo=\(handle ?? "").9999999999.AAAA").status == 401)
             let out = try await client.send("/demo/api/signout", method: .post, cookie: aliceCookie)

@@ -262,6 +262,7 @@ async function register(name, nickname) {
     const result = await call("POST", "/demo/api/registration/finish", {
       credential: credentialJSON(credential), nickname: nickname || null,
     });
+    for (const id of ["reg-name", "reg-nickname", "add-nickname"]) $(id).value = "";
     const session = await refresh();
     const who = session ? ` Signed in as ${session.user.name}.` : "";
     status("ok", `Registered a passkey for ${result.user.name}.${who}`);
