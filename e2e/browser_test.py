@@ -108,6 +108,11 @@ def b64url(standard):
     return standard.replace("+", "-").replace("/", "_").rstrip("=")
 
 
+def save_failure_screenshot(browser):
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    browser.save_screenshot(os.path.join(ARTIFACTS, f"failed-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}.png"))
+
+
 def status_text(browser):
     return browser.find_element(By.ID, "status").text
 
@@ -117,6 +122,7 @@ def wait_status(browser, pattern, timeout=20):
     try:
         WebDriverWait(browser, timeout, poll_frequency=0.1).until(lambda b: re.search(pattern, status_text(b)))
     except TimeoutException:
+        save_failure_screenshot(browser)
         raise AssertionError(f"status {status_text(browser)!r} never matched {pattern!r}") from None
     return status_text(browser)
 
@@ -151,6 +157,7 @@ def sign_out_quietly(browser, authenticator):
     try:
         WebDriverWait(browser, 10).until(lambda b: re.match(r"waiting|ended|not available", b.find_element(By.ID, "autofill").text))
     except TimeoutException:
+        save_failure_screenshot(browser)
         raise AssertionError(f"autofill: {browser.find_element(By.ID, 'autofill').text!r}, status {status_text(browser)!r}") from None
     presence(browser, authenticator, True)
 
