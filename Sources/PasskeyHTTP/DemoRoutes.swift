@@ -217,8 +217,9 @@ enum DemoFiles {
     ]
 
     static func load(_ name: String) -> ByteBuffer? {
-        let dot = name.lastIndex(of: ".")!
-        let url = Bundle.module.url(forResource: String(name[..<dot]), withExtension: String(name[name.index(after: dot)...]), subdirectory: "demo")
+        let file = URL(fileURLWithPath: name)
+        let url = Bundle.module.url(
+            forResource: file.deletingPathExtension().lastPathComponent, withExtension: file.pathExtension, subdirectory: "demo")
             ?? Bundle.module.resourceURL?.appendingPathComponent("demo/\(name)")
         guard let url, let data = try? Data(contentsOf: url) else { return nil }
         return ByteBuffer(bytes: data)

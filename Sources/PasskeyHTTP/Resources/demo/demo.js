@@ -204,7 +204,7 @@ async function startAutofill() {
   const available = typeof PublicKeyCredential?.isConditionalMediationAvailable === "function"
     && (await PublicKeyCredential.isConditionalMediationAvailable().catch(() => false));
   if (!available) {
-    $("autofill").textContent = "not available in this browser";
+    $("autofill").textContent = "not available here (the browser offers it with a platform authenticator)";
     return;
   }
   const controller = new AbortController();
