@@ -36,6 +36,7 @@ enum AttestationFormats {
         NoneAttestation.identifier: NoneAttestation.self,
         PackedAttestation.identifier: PackedAttestation.self,
         FIDOU2FAttestation.identifier: FIDOU2FAttestation.self,
+        AndroidSafetyNetAttestation.identifier: AndroidSafetyNetAttestation.self,
     ]
 }
 
