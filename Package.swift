@@ -6,6 +6,7 @@
 //   C system libraries      CLibCBOR, COpenSSL, CLibPQ         (each imported by exactly one wrapper)
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
+//   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
 //   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench
 import PackageDescription
 
@@ -56,6 +57,9 @@ let package = Package(
             dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto"],
             swiftSettings: strictSettings
         ),
+
+        // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
+        .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
 
         // MARK: storage
         .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
@@ -146,6 +150,11 @@ let package = Package(
                 "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PasskeyMetadataTests",
+            dependencies: ["PasskeyMetadata", "WebAuthnCore", "WebAuthnTestSupport", "COSECrypto"],
             swiftSettings: strictSettings
         ),
         .testTarget(
