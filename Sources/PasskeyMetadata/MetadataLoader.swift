@@ -1,4 +1,4 @@
-public import COSECrypto
+import COSECrypto
 public import Foundation
 public import WebAuthnCore
 

@@ -1,5 +1,5 @@
 public import COSECrypto
-public import Foundation
+import Foundation
 public import WebAuthnCore
 
 /// A stand-in for the FIDO Metadata Service: a test root, a BLOB signing certificate under it, and BLOBs (MDS3

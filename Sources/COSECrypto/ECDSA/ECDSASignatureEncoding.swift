@@ -51,10 +51,10 @@ public enum ECDSASignatureEncoding {
         }
         clearOpenSSLErrors()
         let parsed: OpaquePointer? = unsafe der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = unsafe buffer.baseAddress
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             let value = unsafe d2i_ECDSA_SIG(nil, &cursor, buffer.count)
             // Trailing bytes after the SEQUENCE are refused.
-            if let value = unsafe value, let start = unsafe buffer.baseAddress, unsafe cursor != start + buffer.count {
+            if let value = unsafe value, let start = buffer.baseAddress, unsafe cursor != start + buffer.count {
                 unsafe ECDSA_SIG_free(value)
                 return nil
             }
@@ -67,7 +67,7 @@ public enum ECDSASignatureEncoding {
         defer { unsafe ECDSA_SIG_free(signature) }
         var out = [UInt8](repeating: 0, count: componentLength * 2)
         let ok = unsafe out.withUnsafeMutableBufferPointer { buffer -> Bool in
-            guard let base = unsafe buffer.baseAddress,
+            guard let base = buffer.baseAddress,
                 let r = unsafe ECDSA_SIG_get0_r(signature), let s = unsafe ECDSA_SIG_get0_s(signature)
             else { return false }
             return unsafe BN_bn2binpad(r, base, Int32(componentLength)) == Int32(componentLength)

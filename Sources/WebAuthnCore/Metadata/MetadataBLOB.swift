@@ -3,6 +3,7 @@ public import Foundation
 
 /// One status report of a metadata entry (FIDO MDS3 §3.1.3 StatusReport), the members this server uses.
 public struct MetadataStatusReport: Sendable, Hashable {
+    /// `status`.
     public let status: AuthenticatorStatus
     /// `effectiveDate` as written (ISO-8601 date), if present.
     public let effectiveDate: String?

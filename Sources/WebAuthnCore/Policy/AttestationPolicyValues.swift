@@ -45,6 +45,7 @@ public struct AAGUID: Sendable, Hashable, CustomStringConvertible, Codable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Decodes the UUID text form.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let value = AAGUID(text) else {
@@ -53,6 +54,7 @@ public struct AAGUID: Sendable, Hashable, CustomStringConvertible, Codable {
         self = value
     }
 
+    /// Encodes the UUID text form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
@@ -71,19 +73,32 @@ public struct AAGUID: Sendable, Hashable, CustomStringConvertible, Codable {
 /// A FIDO Metadata `AuthenticatorStatus` (FIDO Metadata Service v3 §3.1.4). An open set: unknown values from a
 /// newer BLOB are kept as they are.
 public struct AuthenticatorStatus: Sendable, Hashable, RawRepresentable, CustomStringConvertible, Codable {
+    /// The status as written in the BLOB, e.g. `"REVOKED"`.
     public let rawValue: String
+    /// Wraps a status string (known or not).
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a status string (known or not).
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The status string.
     public var description: String { rawValue }
 
+    /// The authenticator is not FIDO certified.
     public static let notFIDOCertified = AuthenticatorStatus("NOT_FIDO_CERTIFIED")
+    /// The authenticator passed FIDO functional certification.
     public static let fidoCertified = AuthenticatorStatus("FIDO_CERTIFIED")
+    /// Malware can bypass the authenticator's user verification.
     public static let userVerificationBypass = AuthenticatorStatus("USER_VERIFICATION_BYPASS")
+    /// An attestation key of this model has been compromised.
     public static let attestationKeyCompromise = AuthenticatorStatus("ATTESTATION_KEY_COMPROMISE")
+    /// Credential keys can be extracted or misused remotely.
     public static let userKeyRemoteCompromise = AuthenticatorStatus("USER_KEY_REMOTE_COMPROMISE")
+    /// Credential keys can be extracted with physical access.
     public static let userKeyPhysicalCompromise = AuthenticatorStatus("USER_KEY_PHYSICAL_COMPROMISE")
+    /// A firmware update is available.
     public static let updateAvailable = AuthenticatorStatus("UPDATE_AVAILABLE")
+    /// The vendor or FIDO revoked the model: its attestations must not be trusted.
     public static let revoked = AuthenticatorStatus("REVOKED")
+    /// The vendor submitted a self-assertion checklist.
     public static let selfAssertionSubmitted = AuthenticatorStatus("SELF_ASSERTION_SUBMITTED")
 
     /// REVOKED, USER_VERIFICATION_BYPASS, ATTESTATION_KEY_COMPROMISE, USER_KEY_REMOTE_COMPROMISE,
