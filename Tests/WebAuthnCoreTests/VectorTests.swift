@@ -163,6 +163,42 @@ struct VectorTests {
         #expect(names.count >= 3)
     }
 
+    @Test("real android-safetynet vectors: another clientDataHash breaks the nonce, a foreign root breaks the chain")
+    func safetyNetMutations() throws {
+        var checked = 0
+        for (name, json) in try Vectors.load("registration") {
+            guard (json["derived"] as? [String: Any])?["fmt"] as? String == "android-safetynet",
+                json["expect"] as? String == "ok", json["trust_anchors"] != nil
+            else { continue }
+            var rp = try Vectors.relyingParty(json)
+            Self.sourceRelaxations[name]?.apply(&rp)
+            let now = Vectors.verificationTime(json)
+            var (response, state) = try Self.registration(json, rp: rp, now: now)
+            _ = try rp.finishRegistration(response, state: state, now: now)
+
+            // The same clientData with one extra member: challenge and origin still match, its hash does not.
+            var clientData = try #require(Base64URL.decode(response.response.clientDataJSON))
+            let brace = try #require(clientData.lastIndex(of: UInt8(ascii: "}")))
+            clientData.replaceSubrange(brace...brace, with: Array(",\"extra\":1}".utf8))
+            var changed = response
+            changed.response.clientDataJSON = Base64URL.encode(clientData)
+            #expect(throws: WebAuthnError(.safetyNetNonceMismatch), "\(name)") {
+                try rp.finishRegistration(changed, state: state, now: now)
+            }
+
+            // trusted-required with a root the chain does not lead to.
+            rp.attestation.trustAnchors = [
+                "android-safetynet": try TrustAnchors.loadPEMFiles([Vectors.root.appendingPathComponent("roots/apple-webauthn-root-ca.pem").path])
+            ]
+            (response, state) = try Self.registration(json, rp: rp, now: now)
+            #expect(throws: WebAuthnError(.attestationUntrusted), "\(name)") {
+                try rp.finishRegistration(response, state: state, now: now)
+            }
+            checked += 1
+        }
+        #expect(checked >= 3)
+    }
+
     @Test("authentication vectors get their expected verdict")
     func authentications() throws {
         var outcome = Outcome()
