@@ -18,13 +18,16 @@
 --    Under READ COMMITTED a concurrent second DELETE of the same row waits for the first transaction, then
 --    re-evaluates its WHERE clause against the committed state, finds the row gone and returns nothing. So of
 --    two concurrent finishes with one challenge exactly one gets the row. Never SELECT and then DELETE.
---    An expired row is not returned (and is left for the purge job, which uses ceremonies_expires_at_idx):
+--    (The store deletes the row whatever its expiry and returns `expires_at > now()` with it, so an expired
+--    challenge is used up and refused; rows nobody finishes go to the purge job, which uses
+--    ceremonies_expires_at_idx:)
 --
 --        DELETE FROM ceremonies WHERE expires_at <= now()
 --
 --    The consume happens even when verification later fails (a challenge is never reusable).
 --
--- 2. Conditional signature-counter update. After a verified assertion, in the SAME transaction as the consume:
+-- 2. Conditional signature-counter update. After a verified assertion, as its own statement (the consume is
+--    already committed, so a failed finish still uses up its challenge):
 --
 --        UPDATE credentials
 --           SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now()
@@ -33,8 +36,8 @@
 --    The counter never regresses, even with concurrent assertions of one credential: the second UPDATE waits,
 --    re-reads the committed counter and matches no row if it is not strictly greater any more. Authenticators
 --    that do not implement a counter always send 0; "0 stays 0" is the one allowed non-increase. Zero rows
---    updated means the credential is gone or the counter did not increase: the store reports that, the
---    transaction is rolled back, and the ceremony fails. If COMMIT fails, the ceremony fails (fail closed).
+--    updated means the credential is gone or the counter did not increase: the store reports which (stale or
+--    gone), nothing is written, and the ceremony fails. If the statement fails, the ceremony fails (fail closed).
 
 CREATE TABLE users (
     id           bigserial   NOT NULL,

@@ -112,8 +112,17 @@ public struct CeremonyService: Sendable {
         let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
         let verified = try relyingParty.finishAuthentication(
             response, state: state, credential: stored.record, publicKey: key, now: now())
-        // The second (and last) round trip: the conditional counter update.
-        let updated = try await store.apply(verified.update) ?? stored
-        return (lookup.user, updated, verified)
+        // The second (and last) round trip: the conditional counter update. Stale means a concurrent finish with
+        // this credential raised the counter to or past this assertion's: the same signal as §7.2 step 22.
+        switch try await store.apply(verified.update) {
+        case .applied(let updated):
+            return (lookup.user, updated, verified)
+        case .stale(let current):
+            throw WebAuthnError(
+                .signCountRegressed,
+                "counter \(verified.update.signCount) not above \(current.record.signCount) stored by a concurrent finish")
+        case .gone:
+            throw APIError.credentialUnknown
+        }
     }
 }

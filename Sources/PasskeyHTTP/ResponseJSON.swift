@@ -34,6 +34,26 @@ struct CredentialJSON: Encodable {
     let nickname: String?
     let createdAt: Date
     let lastUsedAt: Date?
+    let attestation: AttestationJSON
+
+    /// What registration proved about the authenticator; `trustAnchor` and `authenticatorDescription` always present
+    /// (null when unknown).
+    struct AttestationJSON: Encodable {
+        let type: String
+        let trust: String
+        let trustAnchor: String?
+        let authenticatorDescription: String?
+
+        enum CodingKeys: String, CodingKey { case type, trust, trustAnchor, authenticatorDescription }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(type, forKey: .type)
+            try container.encode(trust, forKey: .trust)
+            try container.encode(trustAnchor, forKey: .trustAnchor)
+            try container.encode(authenticatorDescription, forKey: .authenticatorDescription)
+        }
+    }
 
     init(_ credential: StoredCredential, verified: VerifiedRegistration?) {
         self.init(credential, verified: verified, userId: nil)
@@ -58,11 +78,15 @@ struct CredentialJSON: Encodable {
         nickname = credential.nickname
         createdAt = credential.createdAt
         lastUsedAt = credential.lastUsedAt
+        let verdict = credential.attestation
+        attestation = AttestationJSON(
+            type: verdict.type, trust: verdict.trust, trustAnchor: verdict.trustAnchor,
+            authenticatorDescription: verdict.authenticatorDescription)
     }
 
     enum CodingKeys: String, CodingKey {
         case id, userId, publicKeyAlgorithm, signCount, aaguid, attestationFormat, transports, backupEligible, backedUp
-        case userVerified, nickname, createdAt, lastUsedAt
+        case userVerified, nickname, createdAt, lastUsedAt, attestation
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -80,6 +104,7 @@ struct CredentialJSON: Encodable {
         try container.encode(nickname, forKey: .nickname)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(lastUsedAt, forKey: .lastUsedAt)
+        try container.encode(attestation, forKey: .attestation)
     }
 
     static func uuid(_ bytes: [UInt8]) -> String {

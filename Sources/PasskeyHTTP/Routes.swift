@@ -269,11 +269,12 @@ struct API: Sendable {
         default: throw APIError.malformedJSON
         }
         var userVerification: UserVerificationRequirement?
-        if let value = members["userVerification"] {
-            guard case .string(let text) = value, let requirement = UserVerificationRequirement(rawValue: text) else {
-                throw APIError.malformedJSON
-            }
+        switch members["userVerification"] {
+        case nil, .null?: break  // absent or null: the relying party's policy
+        case .string(let text)?:
+            guard let requirement = UserVerificationRequirement(rawValue: text) else { throw APIError.malformedJSON }
             userVerification = requirement
+        default: throw APIError.malformedJSON
         }
         let options = try await service.beginAuthentication(name: name, userVerification: userVerification)
         return try json(status: .ok, ["publicKey": options])

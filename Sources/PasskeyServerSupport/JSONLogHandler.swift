@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PasskeyHTTP
 import Synchronization
 
 /// Writes one JSON object per line (JSON Lines), by default to stderr:
@@ -88,23 +89,9 @@ public struct JSONLogHandler: LogHandler {
         }
     }
 
-    /// A JSON string literal (RFC 8259 escapes; control characters as `\u00XX`).
+    /// A JSON string literal.
     static func appendString(_ text: String, to line: inout String) {
-        line += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": line += "\\\""
-            case "\\": line += "\\\\"
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
-        line += "\""
+        JSONString.append(text, to: &line)
     }
 }
 

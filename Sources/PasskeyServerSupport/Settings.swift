@@ -54,7 +54,7 @@ public struct Settings: Sendable {
     /// `PASSKEYD_TRUST_ROOTS_<FORMAT>`: PEM roots per attestation format.
     public static let trustRootsPrefix = "PASSKEYD_TRUST_ROOTS_"
     /// Attestation formats that carry certificate chains, hence take trust roots (`fmt` identifiers).
-    public static let trustRootFormats = ["packed", "fido-u2f"]
+    public static let trustRootFormats = ["packed", "fido-u2f", "tpm", "android-key", "apple"]
     /// Prefixes of variables used by the development scripts and tests, not by the service (not warned about).
     static let foreignPrefixes = ["PASSKEYD_PG_", "PASSKEYD_TEST_", "PASSKEYD_BENCH", "PASSKEYD_VECTORS"]
 
@@ -315,7 +315,7 @@ public struct Settings: Sendable {
         }
         if requirement == .trustedRequired, anchors.isEmpty {
             throw ConfigurationError(
-                "PASSKEYD_ATTESTATION", "trusted-required needs trust roots: set \(trustRootsPrefix)PACKED and/or \(trustRootsPrefix)FIDO_U2F")
+                "PASSKEYD_ATTESTATION", "trusted-required needs trust roots: set \(trustRootsPrefix)<FORMAT> for at least one of \(trustRootFormats.joined(separator: ", "))")
         }
         let conveyance = reader.value("PASSKEYD_ATTESTATION_CONVEYANCE") ?? (requirement == .trustedRequired ? "direct" : "none")
         guard ["none", "indirect", "direct", "enterprise"].contains(conveyance) else {

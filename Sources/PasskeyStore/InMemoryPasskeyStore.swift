@@ -56,22 +56,24 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         let credential = StoredCredential(
             record: registration.credentialRecord, algorithm: registration.algorithm.rawValue, aaguid: registration.aaguid,
             nickname: nickname, createdAt: now(), lastUsedAt: nil, attestationObject: registration.attestationObject,
-            clientDataJSON: registration.clientDataJSON)
+            clientDataJSON: registration.clientDataJSON, attestation: StoredAttestation(registration))
         credentials[credential.id] = credential
         return (user, credential)
     }
 
-    public func apply(_ update: CredentialUpdate) -> StoredCredential? {
-        guard var credential = credentials[update.credentialID] else { return nil }
-        // A lower counter means a concurrent finish got there first: that update is stale and only its use counts.
-        if update.signCount >= credential.record.signCount {
+    public func apply(_ update: CredentialUpdate) -> CredentialUpdateResult {
+        guard var credential = credentials[update.credentialID] else { return .gone }
+        if update.advancesCounter {
+            let stored = credential.record.signCount
+            // A stored counter that already reached this one: a concurrent finish got there first.
+            guard stored < update.signCount || (stored == 0 && update.signCount == 0) else { return .stale(credential) }
             credential.record.signCount = update.signCount
             credential.record.backupState = update.backupState
         }
         credential.record.uvInitialized = credential.record.uvInitialized || update.uvInitialized
         credential.lastUsedAt = now()
         credentials[update.credentialID] = credential
-        return credential
+        return .applied(credential)
     }
 
     public func listUsers(nameFilter: String?, limit: Int, after: String?) -> [StoredUser] {

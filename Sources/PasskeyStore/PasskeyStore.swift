@@ -29,13 +29,16 @@ public struct StoredCredential: Sendable, Hashable {
     /// The raw attestation object and clientDataJSON from registration (audit, re-verification).
     public var attestationObject: [UInt8]
     public var clientDataJSON: [UInt8]
+    /// What registration proved about the authenticator.
+    public var attestation: StoredAttestation
 
     public var id: [UInt8] { record.id }
 
     public init(
         record: CredentialRecord, algorithm: Int, aaguid: [UInt8], nickname: String?, createdAt: Date, lastUsedAt: Date?,
-        attestationObject: [UInt8], clientDataJSON: [UInt8]
+        attestationObject: [UInt8], clientDataJSON: [UInt8], attestation: StoredAttestation = .none
     ) {
+        self.attestation = attestation
         self.record = record
         self.algorithm = algorithm
         self.aaguid = aaguid
@@ -44,6 +47,43 @@ public struct StoredCredential: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.attestationObject = attestationObject
         self.clientDataJSON = clientDataJSON
+    }
+}
+
+/// The attestation verdict stored with a credential: what registration could prove about the authenticator.
+public struct StoredAttestation: Sendable, Hashable {
+    /// The §6.5.4 attestation type: `none`, `self`, `basic`, `attca`, `anonca`.
+    public var type: String
+    /// `none`, `self`, `untrusted` (a chain reaching no configured or metadata root) or `trusted`.
+    public var trust: String
+    /// The subject of the root the chain ends at, when trusted.
+    public var trustAnchor: String?
+    /// The authenticator's description from FIDO metadata, when it was known at registration.
+    public var authenticatorDescription: String?
+
+    public init(type: String, trust: String, trustAnchor: String? = nil, authenticatorDescription: String? = nil) {
+        self.type = type
+        self.trust = trust
+        self.trustAnchor = trustAnchor
+        self.authenticatorDescription = authenticatorDescription
+    }
+
+    /// No attestation (also what credentials stored before verdicts were kept read as).
+    public static let none = StoredAttestation(type: "none", trust: "none")
+
+    /// The verdict of a verified registration.
+    public init(_ registration: VerifiedRegistration) {
+        let trust: String
+        var anchor: String?
+        switch registration.attestationTrust {
+        case .none: trust = "none"
+        case .selfAttested: trust = "self"
+        case .untrusted: trust = "untrusted"
+        case .trusted(let subject):
+            trust = "trusted"
+            anchor = subject
+        }
+        self.init(type: registration.attestationType.rawValue, trust: trust, trustAnchor: anchor)
     }
 }
 
@@ -84,6 +124,25 @@ public struct AuthenticationLookup: Sendable, Hashable {
         self.ceremony = ceremony
         self.credential = credential
         self.user = user
+    }
+}
+
+/// What ``PasskeyStore/apply(_:)`` did.
+public enum CredentialUpdateResult: Sendable, Hashable {
+    /// Written; the credential as stored afterwards.
+    case applied(StoredCredential)
+    /// Not written: the stored counter had already reached the update's (a concurrent finish). The credential as
+    /// it was read.
+    case stale(StoredCredential)
+    /// The credential no longer exists.
+    case gone
+
+    /// The stored credential, if any.
+    public var credential: StoredCredential? {
+        switch self {
+        case .applied(let credential), .stale(let credential): credential
+        case .gone: nil
+        }
     }
 }
 
@@ -140,10 +199,11 @@ public protocol PasskeyStore: Sendable {
     func register(
         _ registration: VerifiedRegistration, nickname: String?
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential)
-    /// Applies an assertion's update: counter and backup state are written unless the update is stale (its counter
-    /// is below the stored one because a concurrent finish got there first); last use is always recorded, and
-    /// uvInitialized only ever turns true. Returns the credential as stored afterwards, nil if it no longer exists.
-    func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential?
+    /// Applies an assertion's update atomically. When `update.advancesCounter`, it is written only while the stored
+    /// counter is still below the new one (or both are zero); otherwise a concurrent finish got there first and
+    /// the result is `.stale` with nothing written. Without `advancesCounter` (a regression accepted by policy),
+    /// only the use is recorded. uvInitialized only ever turns true.
+    func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult
 
     // MARK: administration
     /// Users ordered by name, optionally those whose name contains `nameFilter`, after the name `after`.

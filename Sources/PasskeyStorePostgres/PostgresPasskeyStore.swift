@@ -19,8 +19,11 @@ public final class PostgresPasskeyStore: PasskeyStore {
     static let credentialColumns = """
         c.id, u.user_handle, c.public_key, c.algorithm, c.sign_count, c.backup_eligible, c.backup_state, \
         c.uv_initialized, c.transports, c.aaguid, c.attestation_format, c.attestation_object, c.client_data_json, \
-        c.nickname, c.created_at, c.last_used_at
+        c.nickname, c.created_at, c.last_used_at, c.attestation_type, c.attestation_trust, c.trust_anchor, \
+        c.authenticator_description
         """
+    /// How many columns `credentialColumns` has.
+    static let credentialColumnCount = 20
     static let userColumns = "user_handle, name, display_name, created_at"
 
     /// Runs `body` on a pooled connection, mapping database failures to `StoreError`.
@@ -75,7 +78,12 @@ public final class PostgresPasskeyStore: PasskeyStore {
             createdAt: try result.decode(Date.self, row: row, column: column(14)),
             lastUsedAt: try result.decode(Date?.self, row: row, column: column(15)),
             attestationObject: try result.decode([UInt8].self, row: row, column: column(11)),
-            clientDataJSON: try result.decode([UInt8].self, row: row, column: column(12)))
+            clientDataJSON: try result.decode([UInt8].self, row: row, column: column(12)),
+            attestation: StoredAttestation(
+                type: try result.decode(String.self, row: row, column: column(16)),
+                trust: try result.decode(String.self, row: row, column: column(17)),
+                trustAnchor: try result.decode(String?.self, row: row, column: column(18)),
+                authenticatorDescription: try result.decode(String?.self, row: row, column: column(19))))
     }
 
     static func ceremony(from result: PGResult, row: Int, challenge: [UInt8], kind: CeremonyKind) throws -> PendingCeremony? {
@@ -164,10 +172,11 @@ public final class PostgresPasskeyStore: PasskeyStore {
             let credential = try Self.credential(from: result, row: 0, offset: 4)
             var user: StoredUser?
             if let credential {
+                let owner = 4 + Self.credentialColumnCount
                 user = StoredUser(
-                    handle: credential.record.userHandle, name: try result.decode(String.self, row: 0, column: 20),
-                    displayName: try result.decode(String.self, row: 0, column: 21),
-                    createdAt: try result.decode(Date.self, row: 0, column: 22))
+                    handle: credential.record.userHandle, name: try result.decode(String.self, row: 0, column: owner),
+                    displayName: try result.decode(String.self, row: 0, column: owner + 1),
+                    createdAt: try result.decode(Date.self, row: 0, column: owner + 2))
             }
             return AuthenticationLookup(
                 ceremony: try Self.ceremony(from: result, row: 0, challenge: challenge, kind: .authentication),
@@ -192,6 +201,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         let algorithm = Int32(registration.algorithm.rawValue)
         let attestationObject = registration.attestationObject
         let clientDataJSON = registration.clientDataJSON
+        let verdict = StoredAttestation(registration)
         return try await run(transaction: true) { connection in
             _ = try connection.execute("""
                 INSERT INTO users (user_handle, name, display_name) VALUES (\(entity.id), \(entity.name), \(entity.displayName))
@@ -201,10 +211,12 @@ public final class PostgresPasskeyStore: PasskeyStore {
             let user = try Self.user(from: users, row: 0)
             _ = try connection.execute("""
                 INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backup_state,
-                    uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname)
+                    uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname,
+                    attestation_type, attestation_trust, trust_anchor, authenticator_description)
                 SELECT \(record.id), id, \(record.publicKey), \(algorithm), \(Int64(record.signCount)), \(record.backupEligible),
                     \(record.backupState), \(record.uvInitialized), \(record.transports), \(aaguid), \(record.attestationFormat),
-                    \(attestationObject), \(clientDataJSON), \(nickname)
+                    \(attestationObject), \(clientDataJSON), \(nickname), \(verdict.type), \(verdict.trust), \(verdict.trustAnchor),
+                    \(verdict.authenticatorDescription)
                   FROM users WHERE user_handle = \(entity.id)
                 """)
             let stored = try connection.execute(PGQuery(
@@ -217,28 +229,37 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
-    /// Counter and backup state only when the update is not stale; use and uvInitialized always.
+    /// One statement, one round trip: with $5 (advancesCounter) the row is written only while its counter is below
+    /// $2 (or both are zero). Under READ COMMITTED a concurrent update of the row makes PostgreSQL re-check the
+    /// WHERE clause on the newest version, so two finishes can never both pass with the same or a lower counter.
+    /// The first column says whether the row was written; when it was not, the second SELECT returns the row as
+    /// read (stale), and no row at all means the credential is gone.
     static let applyUpdate = PGPreparedStatement(
         name: "passkeyd_apply_update",
         sql: """
             WITH updated AS (
                 UPDATE credentials
-                   SET sign_count = CASE WHEN $2 >= sign_count THEN $2 ELSE sign_count END,
-                       backup_state = CASE WHEN $2 >= sign_count THEN $3 ELSE backup_state END,
+                   SET sign_count = CASE WHEN $5 THEN $2 ELSE sign_count END,
+                       backup_state = CASE WHEN $5 THEN $3 ELSE backup_state END,
                        uv_initialized = uv_initialized OR $4,
                        last_used_at = now()
-                 WHERE id = $1
+                 WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
                 RETURNING *
             )
-            SELECT \(credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+            SELECT true, \(credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+            UNION ALL
+            SELECT false, \(credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id
+             WHERE c.id = $1 AND NOT EXISTS (SELECT 1 FROM updated)
             """,
-        parameterTypes: [.bytea, .int8, .bool, .bool])
+        parameterTypes: [.bytea, .int8, .bool, .bool, .bool])
 
-    public func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential? {
+    public func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult {
         try await run { connection in
             let result = try connection.executePrepared(
-                Self.applyUpdate, [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized])
-            return result.rowCount == 0 ? nil : try Self.credential(from: result, row: 0)
+                Self.applyUpdate,
+                [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter])
+            guard result.rowCount > 0, let credential = try Self.credential(from: result, row: 0, offset: 1) else { return .gone }
+            return try result.decode(Bool.self, row: 0, column: 0) ? .applied(credential) : .stale(credential)
         }
     }
 

@@ -44,10 +44,15 @@ public struct RelyingParty: Sendable {
         self.rpIDHash = Digest.sha256(Array(id.utf8))
     }
 
-    var timeoutMilliseconds: Int { Int(challengeTimeout.components.seconds * 1000) }
+    /// The timeout in whole milliseconds (sub-millisecond parts dropped).
+    var timeoutMilliseconds: Int {
+        let (seconds, attoseconds) = challengeTimeout.components
+        return Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
 
     func expiry(from now: Date) -> Date {
-        now.addingTimeInterval(Double(challengeTimeout.components.seconds))
+        let (seconds, attoseconds) = challengeTimeout.components
+        return now.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
     }
 }
 

@@ -131,6 +131,59 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
         public static let metadataUntrusted = Code(rawValue: "metadata_untrusted")
         /// The metadata BLOB's `nextUpdate` has passed: it is stale and must be refreshed.
         public static let metadataExpired = Code(rawValue: "metadata_expired")
+
+        // tpm / android-key / apple (issue 4)
+        // MARK: tpm (§8.3)
+        /// `ver` is not "2.0".
+        public static let tpmVersionUnsupported = Code(rawValue: "tpm_version_unsupported")
+        /// `pubArea` is not a well-formed TPMT_PUBLIC (RSA or ECC signing key).
+        public static let tpmPubAreaInvalid = Code(rawValue: "tpm_pub_area_invalid")
+        /// `pubArea` parameters/unique do not describe the credential public key.
+        public static let tpmPubAreaKeyMismatch = Code(rawValue: "tpm_pub_area_key_mismatch")
+        /// `certInfo` is not a well-formed TPMS_ATTEST with a TPMS_CERTIFY_INFO.
+        public static let tpmCertInfoInvalid = Code(rawValue: "tpm_cert_info_invalid")
+        /// `certInfo.magic` is not TPM_GENERATED_VALUE (0xff544347).
+        public static let tpmMagicInvalid = Code(rawValue: "tpm_magic_invalid")
+        /// `certInfo.type` is not TPM_ST_ATTEST_CERTIFY (0x8017).
+        public static let tpmAttestTypeInvalid = Code(rawValue: "tpm_attest_type_invalid")
+        /// `certInfo.extraData` is not the hash of authenticatorData ‖ clientDataHash with alg's hash.
+        public static let tpmExtraDataMismatch = Code(rawValue: "tpm_extra_data_mismatch")
+        /// `certInfo.attested.name` is not the Name of `pubArea` (computed with pubArea.nameAlg).
+        public static let tpmAttestedNameMismatch = Code(rawValue: "tpm_attested_name_mismatch")
+        /// The AIK certificate is not version 3.
+        public static let tpmAIKVersionInvalid = Code(rawValue: "tpm_aik_version_invalid")
+        /// The AIK certificate subject is not empty.
+        public static let tpmAIKSubjectNotEmpty = Code(rawValue: "tpm_aik_subject_not_empty")
+        /// The AIK certificate subjectAltName lacks the TPM manufacturer, model or version.
+        public static let tpmAIKSubjectAltNameInvalid = Code(rawValue: "tpm_aik_subject_alt_name_invalid")
+        /// The TPM manufacturer in the AIK certificate is not in the TCG TPM vendor ID registry.
+        public static let tpmManufacturerUnknown = Code(rawValue: "tpm_manufacturer_unknown")
+        /// The AIK certificate extendedKeyUsage lacks tcg-kp-AIKCertificate (2.23.133.8.3).
+        public static let tpmAIKExtendedKeyUsageMissing = Code(rawValue: "tpm_aik_extended_key_usage_missing")
+        /// The AIK certificate is a CA certificate (basicConstraints cA true).
+        public static let tpmAIKIsCA = Code(rawValue: "tpm_aik_is_ca")
+
+        // MARK: android-key (§8.4)
+        /// The credential certificate's public key is not the credential public key.
+        public static let androidKeyPublicKeyMismatch = Code(rawValue: "android_key_public_key_mismatch")
+        /// The Android KeyDescription extension (1.3.6.1.4.1.11129.2.1.17) is missing or malformed.
+        public static let androidKeyDescriptionInvalid = Code(rawValue: "android_key_description_invalid")
+        /// `attestationChallenge` is not clientDataHash.
+        public static let androidKeyChallengeMismatch = Code(rawValue: "android_key_challenge_mismatch")
+        /// An authorization list carries allApplications (the key is not scoped to the RP).
+        public static let androidKeyAllApplications = Code(rawValue: "android_key_all_applications")
+        /// The key's origin is not KM_ORIGIN_GENERATED (in the authorization lists the policy accepts).
+        public static let androidKeyOriginInvalid = Code(rawValue: "android_key_origin_invalid")
+        /// The key's purposes do not include KM_PURPOSE_SIGN (in the authorization lists the policy accepts).
+        public static let androidKeyPurposeInvalid = Code(rawValue: "android_key_purpose_invalid")
+
+        // MARK: apple (§8.8)
+        /// The nonce extension (1.2.840.113635.100.8.2) is missing or malformed.
+        public static let appleNonceExtensionInvalid = Code(rawValue: "apple_nonce_extension_invalid")
+        /// The nonce is not SHA-256(authenticatorData ‖ clientDataHash).
+        public static let appleNonceMismatch = Code(rawValue: "apple_nonce_mismatch")
+        /// The credential certificate's public key is not the credential public key.
+        public static let applePublicKeyMismatch = Code(rawValue: "apple_public_key_mismatch")
     }
 
     public let code: Code

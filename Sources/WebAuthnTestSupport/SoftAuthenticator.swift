@@ -15,6 +15,12 @@ public enum SoftAttestation: Sendable {
     case fidoU2F(TestAttestationCA)
     /// android-safetynet: a SafetyNet JWS signed by a certificate for attest.android.com from the options' CA.
     case androidSafetyNet(SoftSafetyNet)
+    /// tpm (§8.3): an AIK certificate from `ca` (see ``RegistrationKnobs/tpm``); RSA or EC credential keys.
+    case tpm(TestAttestationCA)
+    /// android-key (§8.4): a Keystore certificate for the credential key from `ca` (see ``RegistrationKnobs/androidKey``).
+    case androidKey(TestAttestationCA)
+    /// apple (§8.8): an anonymous attestation certificate for the credential key from `ca` (see ``RegistrationKnobs/apple``).
+    case apple(TestAttestationCA)
 }
 
 /// The client side of a ceremony: what the browser/OS writes into clientDataJSON.
@@ -71,6 +77,12 @@ public struct RegistrationKnobs: Sendable {
     public var certificateAAGUID: [UInt8]?? = .none
     public var certificateIsCA: Bool? = false
     public var certificateSubject: DistinguishedName?
+    /// Knobs of the tpm, android-key and apple statements.
+    public var tpm = TPMKnobs()
+    public var androidKey = AndroidKeyKnobs()
+    public var apple = AppleKnobs()
+    /// Leaves the CA's intermediates out of x5c (tpm, android-key, apple).
+    public var omitIntermediates = false
 
     public init(origin: String) { client = ClientKnobs(origin: origin) }
 }
@@ -211,6 +223,26 @@ public enum SoftAuthenticator {
                 CBORMapEntry(.text("ver"), .text("14366018")),
                 CBORMapEntry(.text("response"), .bytes(try options.statement(signed: signed))),
             ])
+        case .tpm(let ca):
+            fmt = "tpm"
+            var certificateAAGUID: [UInt8]? = nil
+            if case .some(let override) = knobs.certificateAAGUID { certificateAAGUID = override }
+            statement = try SoftAttestationFormats.tpm(
+                ca: ca, knobs: knobs.tpm, credentialKey: key.publicKey, signed: signed, aaguid: certificateAAGUID)
+        case .androidKey(let ca):
+            fmt = "android-key"
+            statement = try SoftAttestationFormats.androidKey(
+                ca: ca, knobs: knobs.androidKey, credentialKey: key, algorithm: algorithm, signed: signed,
+                clientDataHash: clientDataHash)
+        case .apple(let ca):
+            fmt = "apple"
+            statement = try SoftAttestationFormats.apple(ca: ca, knobs: knobs.apple, credentialKey: key.publicKey, signed: signed)
+        }
+        if knobs.omitIntermediates, let entries = statement.mapEntries {
+            statement = .map(entries.map { entry in
+                guard entry.key.textValue == "x5c", let first = entry.value.arrayValue?.first else { return entry }
+                return CBORMapEntry(entry.key, .array([first]))
+            })
         }
         if let override = knobs.fmtOverride { fmt = override }
         if let mutate = knobs.mutateStatement { statement = mutate(statement) }

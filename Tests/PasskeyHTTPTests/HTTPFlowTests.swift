@@ -212,6 +212,23 @@ struct HTTPFlowTests {
         }
     }
 
+    @Test("authentication/begin: userVerification null or absent means the policy's; a weaker request never lowers it")
+    func userVerificationRequest() async throws {
+        let harness = Harness()
+        try await harness.app.test(.router) { client in
+            for body in [#"{"userVerification":null}"#, "{}", #"{"userVerification":"discouraged"}"#, #"{"userVerification":7}"#] {
+                let reply = try await client.post("/v1/authentication/begin", Array(body.utf8))
+                if body.contains("7") {
+                    #expect(reply.status == 400 && reply.errorCode == "malformed_json")
+                } else {
+                    #expect(reply.status == 200, "\(body)")
+                    let options = try JSONDecoder().decode(PublicKeyWrapper<RequestOptionsJSON>.self, from: Data(reply.body)).publicKey
+                    #expect(options.userVerification == "required", "\(body)")
+                }
+            }
+        }
+    }
+
     @Test("malformed bodies get a 4xx JSON error and change nothing")
     func malformedBodies() async throws {
         let harness = Harness()

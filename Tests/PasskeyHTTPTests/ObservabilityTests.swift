@@ -71,7 +71,7 @@ struct DownStore: PasskeyStore {
     func register(
         _ registration: VerifiedRegistration, nickname: String?
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) { throw error }
-    func apply(_ update: CredentialUpdate) async throws(StoreError) -> StoredCredential? { throw error }
+    func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult { throw error }
     func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser] { throw error }
     func credential(id: [UInt8]) async throws(StoreError) -> StoredCredential? { throw error }
     func renameCredential(id: [UInt8], nickname: String?) async throws(StoreError) -> StoredCredential? { throw error }
@@ -421,7 +421,7 @@ struct ObservabilitySettingsTests {
             ("PASSKEYD_USER_VERIFICATION", "preferred"), ("PASSKEYD_CHALLENGE_TTL", "10"), ("PASSKEYD_LOG_LEVEL", "verbose"),
             ("PASSKEYD_ALGORITHMS", "ES256,XYZ"), ("PASSKEYD_ALGORITHMS", "ES256,RS1"), ("PASSKEYD_ALGORITHMS", "ES256,es256"),
             ("PASSKEYD_ALGORITHMS", ","), ("PASSKEYD_ATTESTATION", "strict"), ("PASSKEYD_ATTESTATION", "trusted-required"),
-            ("PASSKEYD_ATTESTATION_CONVEYANCE", "always"), ("PASSKEYD_METRICS", "maybe"), ("PASSKEYD_TRUST_ROOTS_TPM", "/tmp"),
+            ("PASSKEYD_ATTESTATION_CONVEYANCE", "always"), ("PASSKEYD_METRICS", "maybe"), ("PASSKEYD_TRUST_ROOTS_NONE", "/tmp"),
             ("PASSKEYD_TRUST_ROOTS_PACKED", "/nonexistent/roots.pem"), ("PASSKEYD_TRUST_ROOTS_PACKED", "/tmp/../proc/version"),
         ])
     func invalid(variable: String, value: String) {
@@ -469,6 +469,18 @@ struct ObservabilitySettingsTests {
         #expect(Self.error(["PASSKEYD_TRUST_ROOTS_FIDO_U2F": empty.path])?.variable == "PASSKEYD_TRUST_ROOTS_FIDO_U2F")
         // any-verified with roots: accepted (roots record which attestations are trusted).
         #expect(try Settings(Self.environment(["PASSKEYD_TRUST_ROOTS_PACKED": roots])).relyingParty.attestation.trustAnchors.count == 1)
+    }
+
+    @Test("tpm, android-key and apple take their own trust roots (PASSKEYD_TRUST_ROOTS_TPM / _ANDROID_KEY / _APPLE)")
+    func formatTrustRoots() throws {
+        let roots = try Self.trustRootDirectory(count: 1)
+        let settings = try Settings(Self.environment([
+            "PASSKEYD_ATTESTATION": "trusted-required", "PASSKEYD_TRUST_ROOTS_TPM": roots,
+            "PASSKEYD_TRUST_ROOTS_ANDROID_KEY": roots, "PASSKEYD_TRUST_ROOTS_APPLE": roots,
+        ]))
+        #expect(Set(settings.relyingParty.attestation.trustAnchors.keys) == ["tpm", "android-key", "apple"])
+        #expect(settings.relyingParty.attestation.allowTestTPMManufacturersUnsafe == false)
+        #expect(settings.relyingParty.attestation.androidKeyAllowSoftwareEnforcedUnsafe == false)
     }
 
     @Test("unknown PASSKEYD_ variables and suspicious origins are warnings")

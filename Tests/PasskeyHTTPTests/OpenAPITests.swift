@@ -687,3 +687,17 @@ struct OpenAPITests {
         }
     }
 }
+
+@Suite("Error bodies")
+struct ErrorBodyTests {
+    @Test("an error body is valid JSON whatever its code and message contain")
+    func escaping() throws {
+        let nasty = "quote \" backslash \\ newline \n tab \t nul \u{0} del \u{7F} sep \u{2028} é 🔑"
+        let body = APIError(status: 400, code: "odd\"code", message: nasty).jsonBody
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        let error = try #require(object["error"] as? [String: String])
+        #expect(error["code"] == "odd\"code")
+        #expect(error["message"] == nasty)
+        #expect(!body.contains(0x0A), "no raw control characters")
+    }
+}

@@ -179,17 +179,45 @@ struct StoreConformanceTests {
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(8), name: "erin", signCount: 10)
         _ = try await store.register(registration, nickname: nil)
         let record = registration.credentialRecord
-        // Two assertions verified against the same stored counter (10), applied out of order.
+        // Three assertions verified against the same stored counter (10), applied out of order.
         let eleven = try Registrations.update(&authenticator, record: record, increment: 1, backedUp: false)
         let twelve = try Registrations.update(&authenticator, record: record, increment: 2, backedUp: true)
-        let raised = try await store.apply(twelve)
-        #expect(raised?.record.signCount == 12 && raised?.record.backupState == true && raised?.lastUsedAt != nil)
-        let late = try await store.apply(eleven)
-        #expect(late?.record.signCount == 12, "a lower counter is never written")
-        #expect(late?.record.backupState == true, "a stale update does not overwrite the backup state")
-        #expect(late?.record.uvInitialized == true, "uvInitialized never goes back to false")
+        let twelveAgain = try Registrations.update(&authenticator, record: record, increment: 2, backedUp: false)
+        #expect(eleven.advancesCounter && twelve.advancesCounter)
+        guard case .applied(let raised) = try await store.apply(twelve) else {
+            Issue.record("the first update must be written")
+            return
+        }
+        #expect(raised.record.signCount == 12 && raised.record.backupState == true && raised.lastUsedAt != nil)
+        let usedAt = raised.lastUsedAt
+        for stale in [eleven, twelveAgain] {
+            guard case .stale(let current) = try await store.apply(stale) else {
+                Issue.record("an update whose counter is not above the stored one must be stale")
+                continue
+            }
+            #expect(current.record.signCount == 12, "a lower or equal counter is never written")
+        }
+        let after = try #require(try await store.credential(id: registration.credentialID))
+        #expect(after.record.signCount == 12 && after.record.backupState == true, "a stale update writes nothing")
+        #expect(after.lastUsedAt == usedAt, "a stale update does not even record a use")
+        #expect(after.record.uvInitialized == true, "uvInitialized never goes back to false")
         _ = try await store.deleteCredential(id: registration.credentialID)
-        #expect(try await store.apply(twelve) == nil)
+        #expect(try await store.apply(twelve) == .gone)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func zeroCountersAlwaysApply(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(9), name: "fay", signCount: 0)
+        _ = try await store.register(registration, nickname: nil)
+        let record = registration.credentialRecord
+        let first = try Registrations.update(&authenticator, record: record, increment: 0, backedUp: true)
+        let second = try Registrations.update(&authenticator, record: record, increment: 0, backedUp: false)
+        guard case .applied = try await store.apply(first), case .applied(let last) = try await store.apply(second) else {
+            Issue.record("an authenticator without a counter (0 and 0) is never stale")
+            return
+        }
+        #expect(last.record.signCount == 0 && last.record.backupState == false)
     }
 
     @Test(arguments: StoreUnderTest.all)

@@ -29,9 +29,13 @@ enum Vectors {
 
     enum VectorError: Error { case unreadable(String), missing(String) }
 
-    /// The vector's `verification_time`, or now.
+    /// The vector's `verification_time`; for vectors without one, the time inside every x5c certificate's
+    /// validity at which the collector built the chain (`derived.x5c_chains_to[].at` "inside x5c validity (…)");
+    /// otherwise now.
     static func verificationTime(_ json: [String: Any]) -> Date {
-        guard let time = json["verification_time"] as? [String: Any] else { return Date() }
+        guard let time = json["verification_time"] as? [String: Any] else {
+            return chainBuildTime(json) ?? Date()
+        }
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let plain = ISO8601DateFormatter()
@@ -51,6 +55,24 @@ enum Vectors {
             }
         }
         return Date()
+    }
+
+    /// `derived.x5c_chains_to[].at` when it reads "inside x5c validity (<ISO 8601>)".
+    static func chainBuildTime(_ json: [String: Any]) -> Date? {
+        let chains = (json["derived"] as? [String: Any])?["x5c_chains_to"] as? [[String: Any]] ?? []
+        for chain in chains {
+            guard let at = chain["at"] as? String, at.hasPrefix("inside x5c validity ("), at.hasSuffix(")") else { continue }
+            let text = String(at.dropFirst("inside x5c validity (".count).dropLast())
+            if let date = ISO8601DateFormatter().date(from: text) { return date }
+        }
+        return nil
+    }
+
+    /// The latest time every x5c certificate is still valid (min notAfter), from `derived.x5c_validity`.
+    static func chainExpiry(_ json: [String: Any]) -> Date? {
+        let validity = (json["derived"] as? [String: Any])?["x5c_validity"] as? [[String: Any]] ?? []
+        let ends = validity.compactMap { ($0["not_after"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) } }
+        return ends.min()
     }
 
     static func origins(_ json: [String: Any]) -> Set<String> {
@@ -115,5 +137,6 @@ enum Vectors {
         "id-fido-gen-ce-aaguid extension does not match authData AAGUID": [.attestationAAGUIDMismatch],
         "SafetyNet ctsProfileMatch is false": [.safetyNetCTSProfileMismatch],
         "SafetyNet leaf certificate hostname is not attest.android.com": [.safetyNetHostnameMismatch],
+        "android-key authorization lists empty (fails §8.4 origin/purpose checks)": [.androidKeyOriginInvalid],
     ]
 }

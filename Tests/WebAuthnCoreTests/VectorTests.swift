@@ -7,8 +7,8 @@ import WebAuthnModel
 /// Runs the real-authenticator and spec vectors in `shared/vectors` through the engine.
 @Suite("shared/vectors")
 struct VectorTests {
-    /// Formats this engine verifies so far (issue 4 adds tpm, android-key, apple).
-    static let laterFormats: Set<String> = ["tpm", "android-key", "apple"]
+    /// Formats this engine does not verify yet: none (issue 4 added tpm, android-key, android-safetynet, apple).
+    static let laterFormats: Set<String> = []
 
     /// Vectors whose source configured its relying party with a documented relaxation; the same relaxation is
     /// applied here (and only here).
@@ -18,6 +18,18 @@ struct VectorTests {
             { $0.attestation.safetyNet.requireCTSProfileMatch = false }
         ),
     ]
+
+    /// Relaxations the vectors' sources apply and this run applies too, printed with the counts.
+    static let vectorConfiguration = [
+        "tpm: allowTestTPMManufacturersUnsafe (the FIDO conformance TPM id:FFFFF1D0 and the W3C/java test TPM id:00000000 are not in the TCG registry; every source vector uses one of them or a registered vendor)",
+    ]
+
+    /// The relying party for a vector: as the source configured it, plus ``vectorConfiguration``.
+    static func relyingParty(_ json: [String: Any]) throws -> RelyingParty {
+        var rp = try Vectors.relyingParty(json)
+        rp.attestation.allowTestTPMManufacturersUnsafe = true
+        return rp
+    }
 
     struct Outcome: CustomStringConvertible {
         var ran = 0, passed = 0
@@ -29,6 +41,8 @@ struct VectorTests {
     /// Vectors whose chain OpenSSL 3 deliberately refuses: they run under the default policy (any verified
     /// attestation) and must verify with the trust reported as untrusted instead of trusted.
     static let untrustedByDesign: [String: String] = [
+        "f2n-android-key":
+            "FIDO conformance android-key data: the leaf's authorityKeyIdentifier (52:9A:…) differs from x5c[1]'s subjectKeyIdentifier (A3:D2:…), so OpenSSL does not accept x5c[1] as its issuer even trusted as a partial chain (py_webauthn refuses it the same way); the statement verifies, the chain is reported untrusted and refused under trusted-required",
         "yubico-java-securitykey-registration":
             "first-generation Security Key attestation certificate: its signature BIT STRING has non-zero unused bits, which OpenSSL 3 refuses (\"invalid bit string bits left\"); the attestation signature verifies, the chain is reported untrusted and refused under trusted-required",
     ]
@@ -42,7 +56,7 @@ struct VectorTests {
             return "\(alg): OpenSSL 3.0 has no ML-DSA"
         }
         if json["kind"] as? String == "registration", let fmt = derived?["fmt"] as? String, laterFormats.contains(fmt) {
-            return "fmt \(fmt): attestation format of issue 4"
+            return "fmt \(fmt): android-safetynet is verified on the jws-mds branch of issue 4"
         }
         return nil
     }
@@ -70,29 +84,94 @@ struct VectorTests {
         }
     }
 
+    /// Runs one registration vector with `rp` at `now`.
+    static func register(_ json: [String: Any], rp: RelyingParty, now: Date) throws -> VerifiedRegistration {
+        let response: RegistrationResponseJSON
+        do {
+            response = try Vectors.decodeCredential(json, as: RegistrationResponseJSON.self)
+        } catch {
+            throw WebAuthnError(.malformedResponse, "\(error)")
+        }
+        let handle = Base64URL.decode(json["registered_user_handle"] as? String ?? "") ?? []
+        let user = try UserEntity(id: handle.isEmpty ? [1] : handle, name: "user", displayName: "User")
+        let state = RegistrationState(
+            challenge: Base64URL.decode(json["challenge"] as? String ?? "") ?? [],
+            user: user, userVerification: rp.userVerification == .required ? .required : .discouraged,
+            algorithms: rp.algorithms.algorithms.map(\.rawValue), expiresAt: now.addingTimeInterval(300))
+        return try rp.finishRegistration(response, state: state, now: now)
+    }
+
+    /// The formats of issue 4 implemented here.
+    static let issue4Formats: Set<String> = ["tpm", "android-key", "apple"]
+
+    @Test("tpm, android-key and apple vectors at today's clock: expired chains are refused as expired, others trusted")
+    func todaysClock() throws {
+        let now = Date()
+        var expired: [String] = [], stillValid: [String] = [], failures: [String] = []
+        for (name, json) in try Vectors.load("registration") {
+            let derived = json["derived"] as? [String: Any]
+            guard let fmt = derived?["fmt"] as? String, Self.issue4Formats.contains(fmt),
+                json["expect"] as? String ?? "ok" == "ok", json["trust_anchors"] != nil,
+                let expiry = Vectors.chainExpiry(json), Self.untrustedByDesign[name] == nil
+            else { continue }
+            let rp = try Self.relyingParty(json)
+            do {
+                let verified = try Self.register(json, rp: rp, now: now)
+                if expiry <= now {
+                    failures.append("\(name): accepted although a certificate expired at \(expiry)")
+                } else if case .trusted = verified.attestationTrust {
+                    stillValid.append(name)
+                } else {
+                    failures.append("\(name): not trusted today: \(verified.attestationTrust)")
+                }
+            } catch let error as WebAuthnError {
+                if expiry <= now, error.code == .attestationCertificateExpired {
+                    expired.append(name)
+                } else {
+                    failures.append("\(name): \(String(reflecting: error)) (chain valid until \(expiry))")
+                }
+            }
+        }
+        print("tpm/android-key/apple vectors at today's clock: \(expired.count) refused as expired, \(stillValid.count) still valid and trusted, \(failures.count) wrong")
+        for line in failures { print("  FAILED \(line)") }
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        #expect(expired.count >= 5)
+        #expect(stillValid.count >= 3)
+    }
+
+    @Test("tpm vectors under the default policy: test TPM manufacturers are refused as unknown, registered vendors pass")
+    func tpmManufacturersByDefault() throws {
+        var refused: [String] = [], accepted: [String] = [], failures: [String] = []
+        for (name, json) in try Vectors.load("registration") {
+            guard (json["derived"] as? [String: Any])?["fmt"] as? String == "tpm", json["expect"] as? String ?? "ok" == "ok" else { continue }
+            let rp = try Vectors.relyingParty(json)  // without vectorConfiguration
+            #expect(rp.attestation.allowTestTPMManufacturersUnsafe == false)
+            do {
+                _ = try Self.register(json, rp: rp, now: Vectors.verificationTime(json))
+                accepted.append(name)
+            } catch let error as WebAuthnError where error.code == .tpmManufacturerUnknown {
+                refused.append(name)
+            } catch {
+                failures.append("\(name): \(String(reflecting: error))")
+            }
+        }
+        print("tpm vectors under the default policy: \(accepted.count) accepted (registered TPM vendors), \(refused.count) refused as tpm_manufacturer_unknown (test TPM ids)")
+        for name in refused { print("  test TPM manufacturer: \(name)") }
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        #expect(accepted.count >= 6)
+        #expect(refused.count >= 10)
+    }
+
     @Test("registration vectors get their expected verdict")
     func registrations() throws {
         var outcome = Outcome()
         for (name, json) in try Vectors.load("registration") {
             Self.check(name, json, {
-                var rp = try Vectors.relyingParty(json)
+                var rp = try Self.relyingParty(json)
                 Self.sourceRelaxations[name]?.apply(&rp)
                 let untrustedByDesign = Self.untrustedByDesign[name] != nil
                 if untrustedByDesign { rp.attestation.requirement = .anyVerified }
-                let now = Vectors.verificationTime(json)
-                let response: RegistrationResponseJSON
-                do {
-                    response = try Vectors.decodeCredential(json, as: RegistrationResponseJSON.self)
-                } catch {
-                    throw WebAuthnError(.malformedResponse, "\(error)")
-                }
-                let handle = Base64URL.decode(json["registered_user_handle"] as? String ?? "") ?? []
-                let user = try UserEntity(id: handle.isEmpty ? [1] : handle, name: "user", displayName: "User")
-                let state = RegistrationState(
-                    challenge: Base64URL.decode(json["challenge"] as? String ?? "") ?? [],
-                    user: user, userVerification: rp.userVerification == .required ? .required : .discouraged,
-                    algorithms: rp.algorithms.algorithms.map(\.rawValue), expiresAt: now.addingTimeInterval(300))
-                let verified = try rp.finishRegistration(response, state: state, now: now)
+                let verified = try Self.register(json, rp: rp, now: Vectors.verificationTime(json))
                 if let expected = json["expected"] as? [String: Any] {
                     if let id = expected["credential_id"] as? String { #expect(Base64URL.encode(verified.credentialID) == id, "\(name)") }
                     if let fmt = expected["fmt"] as? String { #expect(verified.attestationFormat == fmt, "\(name)") }
@@ -115,6 +194,7 @@ struct VectorTests {
             return (vector.json["derived"] as? [String: Any])?["fmt"] as? String
         }, by: { $0 }).mapValues(\.count)
         print("  run per fmt: \(byFormat.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        for line in Self.vectorConfiguration { print("  configuration \(line)") }
         for (name, reason) in Self.untrustedByDesign { print("  untrusted by design \(name): \(reason)") }
         for (name, relaxation) in Self.sourceRelaxations { print("  relaxed as in its source \(name): \(relaxation.reason)") }
         for line in outcome.skipped { print("  skipped \(line)") }

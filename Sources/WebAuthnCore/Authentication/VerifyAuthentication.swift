@@ -182,7 +182,8 @@ extension RelyingParty {
         let backupState = flags.contains(.backupState)
         let update = CredentialUpdate(
             credentialID: credential.id, signCount: max(newCount, credential.signCount), backupState: backupState,
-            uvInitialized: credential.uvInitialized || flags.contains(.userVerified))
+            uvInitialized: credential.uvInitialized || flags.contains(.userVerified),
+            advancesCounter: status != .regressed)
         return VerifiedAuthentication(
             credentialID: credential.id, userHandle: credential.userHandle, userVerified: flags.contains(.userVerified),
             backupEligible: flags.contains(.backupEligible), backupState: backupState,

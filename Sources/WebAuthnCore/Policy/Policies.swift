@@ -134,6 +134,16 @@ public struct AttestationPolicy: Sendable {
         self.trustAnchors = trustAnchors
         self.conveyance = conveyance
     }
+
+    // MARK: tpm / android-key / apple options (issue 4). Safe defaults; the `Unsafe` ones weaken verification.
+
+    /// tpm: also accept the TPM manufacturer ids used by test TPMs, which are not in the TCG vendor ID registry:
+    /// `id:FFFFF1D0` (FIDO conformance tools, fido2-net-lib) and `id:00000000` (the W3C spec's test vectors,
+    /// java-webauthn-server's test authenticator). Never for production: anyone can mint such a certificate.
+    public var allowTestTPMManufacturersUnsafe: Bool = false
+    /// android-key: check origin/purpose in the union of `teeEnforced` and `softwareEnforced` (§8.4 "otherwise use
+    /// the union") instead of `teeEnforced` only, i.e. accept keys that never lived in a TEE or StrongBox.
+    public var androidKeyAllowSoftwareEnforcedUnsafe: Bool = false
 }
 
 /// What the relying party demands of backup eligibility (BE) at registration.

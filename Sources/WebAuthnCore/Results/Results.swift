@@ -145,6 +145,11 @@ public struct CredentialUpdate: Sendable, Hashable {
     public let signCount: UInt32
     public let backupState: Bool
     public let uvInitialized: Bool
+    /// True (the normal case): write counter and backup state only while the stored counter is still below
+    /// `signCount` (or both are zero: the authenticator has no counter); if a concurrent finish moved it first,
+    /// the update is stale and the assertion must be refused (`sign_count_regressed`). False only for a regression
+    /// accepted under ``SignCountPolicy/reportOnly``: record the use, leave counter and backup state alone.
+    public let advancesCounter: Bool
 }
 
 /// An assertion that passed every verification step.

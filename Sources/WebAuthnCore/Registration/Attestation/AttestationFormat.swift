@@ -37,6 +37,10 @@ enum AttestationFormats {
         PackedAttestation.identifier: PackedAttestation.self,
         FIDOU2FAttestation.identifier: FIDOU2FAttestation.self,
         AndroidSafetyNetAttestation.identifier: AndroidSafetyNetAttestation.self,
+        // tpm / android-key / apple (issue 4)
+        TPMAttestation.identifier: TPMAttestation.self,
+        AndroidKeyAttestation.identifier: AndroidKeyAttestation.self,
+        AppleAttestation.identifier: AppleAttestation.self,
     ]
 }
 
