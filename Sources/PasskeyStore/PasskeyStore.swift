@@ -83,7 +83,9 @@ public struct StoredAttestation: Sendable, Hashable {
             trust = "trusted"
             anchor = subject
         }
-        self.init(type: registration.attestationType.rawValue, trust: trust, trustAnchor: anchor)
+        self.init(
+            type: registration.attestationType.rawValue, trust: trust, trustAnchor: anchor,
+            authenticatorDescription: registration.attestationVerdict.authenticatorDescription)
     }
 }
 
