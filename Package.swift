@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "PasskeyServerSupport",
             dependencies: [
-                "PasskeyHTTP", "LibPQ", "WebAuthnCore", "COSECrypto",
+                "PasskeyHTTP", "PasskeyMetadata", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -98,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport",
+                "PasskeyServerSupport", "PasskeyMetadata",
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
