@@ -336,14 +336,16 @@ public struct Settings: Sendable {
                 "PASSKEYD_ATTESTATION",
                 "\(requirement.configurationName) needs trust roots: set PASSKEYD_MDS_BLOB + PASSKEYD_MDS_ROOT and/or \(trustRootsPrefix)<FORMAT> for at least one of \(trustRootFormats.joined(separator: ", "))")
         }
-        let conveyance = reader.value("PASSKEYD_ATTESTATION_CONVEYANCE") ?? (requirement == .trustedRequired ? "direct" : "none")
+        // Under self-ok and trusted-required a `none` attestation is refused, so ask for one by default.
+        let conveyance = reader.value("PASSKEYD_ATTESTATION_CONVEYANCE") ?? (requirement == .anyVerified ? "none" : "direct")
         guard ["none", "indirect", "direct", "enterprise"].contains(conveyance) else {
             throw ConfigurationError(
                 "PASSKEYD_ATTESTATION_CONVEYANCE", "unknown value \"\(conveyance)\" (none, indirect, direct or enterprise)")
         }
-        if requirement == .trustedRequired, conveyance == "none" {
+        if requirement != .anyVerified, conveyance == "none" {
             throw ConfigurationError(
-                "PASSKEYD_ATTESTATION_CONVEYANCE", "none contradicts PASSKEYD_ATTESTATION=trusted-required (use direct or enterprise)")
+                "PASSKEYD_ATTESTATION_CONVEYANCE",
+                "none contradicts PASSKEYD_ATTESTATION=\(requirement.configurationName) (use direct or enterprise)")
         }
         var policy = AttestationPolicy(requirement: requirement, trustAnchors: anchors, conveyance: conveyance)
         policy.metadata = metadata
