@@ -27,12 +27,21 @@ struct MetadataHTTPTests {
         rp.attestation = AttestationPolicy(requirement: .trustedRequired, trustAnchors: [:])
         rp.attestation.metadata = try MetadataBLOB.verify(mds.blob(entries: [described], number: 1), root: mds.trustAnchors, time: now)
         let service = CeremonyService(relyingParty: rp, store: store)
-        let app = Application(router: buildRouter(service: service))
+        let admin: HTTPFields = [.authorization: "Bearer metadata-test-admin-key"]
+        let app = Application(router: buildRouter(service: service, configuration: HTTPConfiguration(adminKeys: ["metadata-test-admin-key"])))
         try await app.test(.router) { client in
-            let (first, _) = try await Flow.register(client, name: "mia") { $0.attestation = .packedFull(ca) }
+            let (first, credential) = try await Flow.register(client, name: "mia") { $0.attestation = .packedFull(ca) }
             #expect(first.status == 201)
             let verdict = (first.json["credential"] as? [String: Any])?["attestation"] as? [String: Any]
             #expect(verdict?["trust"] as? String == "trusted" && verdict?["authenticatorDescription"] as? String == "passkeyd Test Key 7")
+
+            // The admin API adds the icon from the metadata loaded now.
+            func adminVerdict() async throws -> [String: Any]? {
+                let reply = try await client.get("/v1/admin/credentials/\(Base64URL.encode(credential.id))", headers: admin)
+                return (reply.json["credential"] as? [String: Any])?["attestation"] as? [String: Any]
+            }
+            #expect(try await adminVerdict()?["authenticatorIcon"] as? String == "data:image/png;base64,iVBORw0KGgo=")
+            #expect(verdict?["authenticatorIcon"] == nil, "the ceremony reply carries no icon")
 
             // A newer BLOB reports the model revoked: swapped in while the service runs.
             service.replaceMetadata(try MetadataBLOB.verify(mds.blob(entries: [revokedEntry], number: 2), root: mds.trustAnchors, time: now))
@@ -44,6 +53,9 @@ struct MetadataHTTPTests {
             service.replaceMetadata(nil)
             let (third, _) = try await Flow.register(client, name: "mia") { $0.attestation = .packedFull(ca) }
             #expect(third.status == 422 && third.errorCode == "attestation_untrusted")
+            let unloaded = try await adminVerdict()
+            #expect(unloaded?["authenticatorIcon"] is NSNull, "no metadata, no icon")
+            #expect(unloaded?["authenticatorDescription"] as? String == "passkeyd Test Key 7", "the description was stored at registration")
         }
     }
 }
