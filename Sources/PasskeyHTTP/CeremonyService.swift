@@ -79,8 +79,9 @@ public struct CeremonyService: Sendable {
 
     /// Begins an authentication: with a user name, for that user's credentials; without, a discoverable request.
     /// An unknown name gets options indistinguishable in shape from a known one (no allowCredentials leak).
+    /// `extensions` are client extension inputs passed through to the options.
     public func beginAuthentication(
-        name: String?, userVerification: UserVerificationRequirement?
+        name: String?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]? = nil
     ) async throws -> RequestOptionsJSON {
         var allow: [CredentialDescriptor] = []
         var handle: [UInt8]?
@@ -96,7 +97,7 @@ public struct CeremonyService: Sendable {
             allow = [CredentialDescriptor(id: SecureRandom.bytes(count: 32))]
         }
         let (options, state) = relyingParty.beginAuthentication(
-            allowCredentials: allow, userHandle: handle, userVerification: userVerification,
+            allowCredentials: allow, userHandle: handle, userVerification: userVerification, extensions: extensions,
             challengeSource: challengeSource, now: now())
         try await store.saveCeremony(
             PendingCeremony(

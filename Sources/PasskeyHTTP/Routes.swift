@@ -23,11 +23,16 @@ public struct HTTPConfiguration: Sendable {
     /// The Prometheus text exposition served at `GET /metrics`; nil = no `/metrics` route (404). Called on every
     /// scrape, so it may also refresh gauges first.
     public var metricsExporter: (@Sendable () -> [UInt8])?
+    /// Serve the FIDO conformance transport binding (`/attestation/*`, `/assertion/*`; ConformanceRoutes.swift).
+    /// Off by default: it exists for the FIDO conformance tools, not for production clients.
+    public var conformanceBinding: Bool
 
     public init(
         apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024,
-        metricsFactory: (any MetricsFactory)? = nil, metricsExporter: (@Sendable () -> [UInt8])? = nil
+        metricsFactory: (any MetricsFactory)? = nil, metricsExporter: (@Sendable () -> [UInt8])? = nil,
+        conformanceBinding: Bool = false
     ) {
+        self.conformanceBinding = conformanceBinding
         self.apiKeys = apiKeys
         self.adminKeys = adminKeys
         self.maxBodyBytes = maxBodyBytes
@@ -75,6 +80,7 @@ public func buildRouter(service: CeremonyService, configuration: HTTPConfigurati
         await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
     }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
+    if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     addOpenAPIRoute(to: router)
     if let exporter = configuration.metricsExporter { addMetricsRoute(to: router, exporter: exporter) }
     return router

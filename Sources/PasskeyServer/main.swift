@@ -125,6 +125,7 @@ do {
             "metadata_entries": .stringConvertible(rp.attestation.metadata?.entries.count ?? 0),
             "api_keys": .stringConvertible(settings.apiKeys.count), "admin_api": .stringConvertible(!settings.adminKeys.isEmpty),
             "metrics": .stringConvertible(settings.metricsEnabled), "pool_size": .stringConvertible(settings.poolSize),
+            "fido_conformance": .stringConvertible(settings.fidoConformance),
         ])
     let app = Application(
         router: buildRouter(service: service, configuration: http),

@@ -53,11 +53,15 @@ public struct Settings: Sendable {
             self.rootPEMPaths = rootPEMPaths
         }
     }
+    /// Serve the FIDO conformance transport binding (`PASSKEYD_FIDO_CONFORMANCE=on`); off by default.
+    public var fidoConformance: Bool
     /// Things that are allowed but probably wrong (unknown variables, short keys, ...), for the start-up log.
     public var warnings: [String]
 
     /// The HTTP layer's settings (keys); the executable adds the metrics factory and exporter.
-    public var http: HTTPConfiguration { HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys) }
+    public var http: HTTPConfiguration {
+        HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys, conformanceBinding: fidoConformance)
+    }
 
     /// The variables this service reads.
     public static let variables: [String] = [
@@ -66,6 +70,15 @@ public struct Settings: Sendable {
         "PASSKEYD_API_KEYS", "PASSKEYD_ADMIN_KEYS", "PASSKEYD_LOG_LEVEL", "PASSKEYD_ALGORITHMS", "PASSKEYD_ATTESTATION",
         "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS", "PASSKEYD_AAGUID_ALLOW", "PASSKEYD_AAGUID_DENY",
         "PASSKEYD_MDS_BLOB", "PASSKEYD_MDS_ROOT", "PASSKEYD_MDS_REFUSED_STATUSES",
+        "PASSKEYD_FIDO_CONFORMANCE", "PASSKEYD_UNSAFE_POLICIES",
+    ]
+    /// `PASSKEYD_UNSAFE_POLICIES`: the named departures from W3C verification that the FIDO conformance tools
+    /// expect, with what each one accepts. Never for production.
+    public static let unsafePolicies: [(name: String, effect: String)] = [
+        ("allow-missing-user-presence", "ceremonies with the UP flag clear are accepted (W3C §7.1 step 14, §7.2 step 16 refuse them)"),
+        ("trust-last-certificate", "the last x5c certificate is trusted as an anchor (anyone can mint a chain that passes)"),
+        ("test-tpm-manufacturers", "tpm AIK certificates with test manufacturer ids (id:FFFFF1D0, id:00000000) are accepted"),
+        ("android-key-software-enforced", "android-key origin/purpose may be software-enforced (keys outside a TEE)"),
     ]
     /// `PASSKEYD_TRUST_ROOTS_<FORMAT>`: PEM roots per attestation format.
     public static let trustRootsPrefix = "PASSKEYD_TRUST_ROOTS_"
@@ -182,6 +195,19 @@ public struct Settings: Sendable {
         rp.attestation = attestation
         self.metadataSource = metadataSource
         warnings += attestationWarnings
+        for name in reader.list("PASSKEYD_UNSAFE_POLICIES") ?? [] {
+            guard let policy = Self.unsafePolicies.first(where: { $0.name == name.lowercased() }) else {
+                throw ConfigurationError(
+                    "PASSKEYD_UNSAFE_POLICIES", "unknown policy \"\(name)\" (\(Self.unsafePolicies.map(\.name).joined(separator: ", ")))")
+            }
+            switch policy.name {
+            case "allow-missing-user-presence": rp.allowMissingUserPresenceUnsafe = true
+            case "trust-last-certificate": rp.attestation.trustLastCertificateUnsafe = true
+            case "test-tpm-manufacturers": rp.attestation.allowTestTPMManufacturersUnsafe = true
+            default: rp.attestation.androidKeyAllowSoftwareEnforcedUnsafe = true
+            }
+            warnings.append("PASSKEYD_UNSAFE_POLICIES: \(policy.name) is on: \(policy.effect); for conformance testing only")
+        }
         relyingParty = rp
 
         let apiKeys = try Self.keys(reader, "PASSKEYD_API_KEYS", warnings: &warnings)
@@ -204,6 +230,12 @@ public struct Settings: Sendable {
             throw ConfigurationError("PASSKEYD_LOG_LEVEL", "unknown level \"\(other)\" (trace, debug, info, notice, warning, error, critical)")
         }
         metricsEnabled = try reader.boolean("PASSKEYD_METRICS", default: true)
+        fidoConformance = try reader.boolean("PASSKEYD_FIDO_CONFORMANCE", default: false)
+        if fidoConformance {
+            warnings.append(
+                "PASSKEYD_FIDO_CONFORMANCE: the FIDO conformance endpoints /attestation/* and /assertion/* are served; for conformance testing only"
+                    + (apiKeys.isEmpty ? "" : " (they require an API key like /v1; the conformance tools send none)"))
+        }
 
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
             guard !Self.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
