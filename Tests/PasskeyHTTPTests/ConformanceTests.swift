@@ -43,7 +43,7 @@ struct ConformanceHarness {
         var rp = RelyingParty(id: rpID, name: "passkeyd conformance", allowedOrigins: [origin])
         rp.userVerification = .preferredUnsafe
         rp.algorithms = .unsafeIncludingRS1(AlgorithmPolicy.allModern.algorithms + [.rs1])
-        let anchors = Dictionary(uniqueKeysWithValues: ["packed", "fido-u2f", "tpm", "android-key", "apple"].map { ($0, ca.trustAnchors) })
+        let anchors = Dictionary(uniqueKeysWithValues: ["packed", "fido-u2f", "tpm", "android-key", "android-safetynet", "apple"].map { ($0, ca.trustAnchors) })
         rp.attestation = AttestationPolicy(requirement: .anyVerified, trustAnchors: anchors, conveyance: "none")
         return rp
     }
@@ -489,7 +489,8 @@ extension JSONValue {
 
 /// The attestation formats the software authenticator produces, by name.
 enum FormatCase: String, CaseIterable, Sendable {
-    case none, packedSelf = "packed-self", packedFull = "packed-full", fidoU2F = "fido-u2f", tpm, androidKey = "android-key", apple
+    case none, packedSelf = "packed-self", packedFull = "packed-full", fidoU2F = "fido-u2f", tpm, androidKey = "android-key"
+    case androidSafetyNet = "android-safetynet", apple
 
     var attestation: SoftAttestation {
         switch self {
@@ -499,8 +500,19 @@ enum FormatCase: String, CaseIterable, Sendable {
         case .fidoU2F: .fidoU2F(ConformanceHarness.ca)
         case .tpm: .tpm(ConformanceHarness.ca)
         case .androidKey: .androidKey(ConformanceHarness.ca)
+        case .androidSafetyNet: .androidSafetyNet(Self.safetyNet())
         case .apple: .apple(ConformanceHarness.ca)
         }
+    }
+}
+
+extension FormatCase {
+    /// A SafetyNet response from the test CA, stamped now (the harness clock starts at the real time).
+    static func safetyNet(_ configure: (inout SoftSafetyNet) -> Void = { _ in }) -> SoftSafetyNet {
+        var options = SoftSafetyNet(ca: ConformanceHarness.ca)
+        options.timestamp = Date()
+        configure(&options)
+        return options
     }
 }
 
@@ -521,8 +533,29 @@ struct ConformanceAttestationTests {
         }
     }
 
-    @Test("Resp-B android-safetynet", .disabled("android-safetynet is not on main: no §8.5 verifier and no SoftAttestation case to produce one"))
-    func androidSafetyNet() {}
+    @Test("Resp-B F-1…F-3, F-5…F-7: android-safetynet with an empty ver or response, a wrong nonce, ctsProfileMatch false, a timestamp in the future or over a minute old")
+    func androidSafetyNet() async throws {
+        let harness = ConformanceHarness()
+        @Sendable func replace(_ key: String, _ value: CBORValue) -> @Sendable (CBORValue) -> CBORValue {
+            { statement in .map((statement.mapEntries ?? []).map { $0.key == .text(key) ? CBORMapEntry(.text(key), value) : $0 }) }
+        }
+        let cases: [(String, @Sendable (inout RegistrationKnobs) -> Void, String)] = [
+            ("F-1 ver empty", { $0.attestation = .androidSafetyNet(FormatCase.safetyNet()); $0.mutateStatement = replace("ver", .text("")) }, "malformed_attestation_statement"),
+            ("F-2 response empty", { $0.attestation = .androidSafetyNet(FormatCase.safetyNet()); $0.mutateStatement = replace("response", .bytes([])) }, "malformed_attestation_statement"),
+            ("F-3 nonce", { $0.attestation = .androidSafetyNet(FormatCase.safetyNet { $0.nonceOverride = Data(repeating: 1, count: 32).base64EncodedString() }) }, "safetynet_nonce_mismatch"),
+            ("F-5 ctsProfileMatch false", { $0.attestation = .androidSafetyNet(FormatCase.safetyNet { $0.ctsProfileMatch = false }) }, "safetynet_cts_profile_mismatch"),
+            ("F-6 timestamp in the future", { $0.attestation = .androidSafetyNet(FormatCase.safetyNet { $0.timestamp = Date().addingTimeInterval(120) }) }, "safetynet_timestamp_invalid"),
+            ("F-7 timestamp over a minute old", { $0.attestation = .androidSafetyNet(FormatCase.safetyNet { $0.timestamp = Date().addingTimeInterval(-120) }) }, "safetynet_timestamp_invalid"),
+            ("JWS signature", { $0.attestation = .androidSafetyNet(FormatCase.safetyNet { $0.corruptSignature = true }) }, "jws_signature_invalid"),
+        ]
+        try await harness.app.test(.router) { client in
+            for (id, configure, code) in cases {
+                let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice", configure: configure)
+                #expect(reply.code == code, "\(id): \(reply.status) \(reply.errorMessage ?? "")")
+                expectFailed(reply)
+            }
+        }
+    }
 
     @Test(
         "Resp-4: packed self attestation with each algorithm (RS1 only because the conformance relying party lists RS1-unsafe)",
