@@ -338,7 +338,7 @@ public struct Settings: Sendable {
         let name = reader.value("PASSKEYD_ATTESTATION") ?? "any-verified"
         guard let requirement = AttestationPolicy.Requirement(configurationName: name) else {
             throw ConfigurationError(
-                "PASSKEYD_ATTESTATION", "unknown value \"\(name)\" (none / any-verified, self-ok or trusted-required)")
+                "PASSKEYD_ATTESTATION", "unknown value \"\(name)\" (none / any-verified, trusted-chains, self-ok or trusted-required)")
         }
         var anchors: [String: TrustAnchors] = [:]
         for variable in reader.environment.keys.sorted() where variable.hasPrefix(trustRootsPrefix) {
@@ -368,13 +368,14 @@ public struct Settings: Sendable {
                 "PASSKEYD_ATTESTATION",
                 "\(requirement.configurationName) needs trust roots: set PASSKEYD_MDS_BLOB + PASSKEYD_MDS_ROOT and/or \(trustRootsPrefix)<FORMAT> for at least one of \(trustRootFormats.joined(separator: ", "))")
         }
-        // Under self-ok and trusted-required a `none` attestation is refused, so ask for one by default.
+        // Under self-ok and trusted-required a `none` attestation is refused, so ask for one by default; under
+        // trusted-chains the configured roots are only used when an attestation is asked for.
         let conveyance = reader.value("PASSKEYD_ATTESTATION_CONVEYANCE") ?? (requirement == .anyVerified ? "none" : "direct")
         guard ["none", "indirect", "direct", "enterprise"].contains(conveyance) else {
             throw ConfigurationError(
                 "PASSKEYD_ATTESTATION_CONVEYANCE", "unknown value \"\(conveyance)\" (none, indirect, direct or enterprise)")
         }
-        if requirement != .anyVerified, conveyance == "none" {
+        if requirement == .selfOrTrusted || requirement == .trustedRequired, conveyance == "none" {
             throw ConfigurationError(
                 "PASSKEYD_ATTESTATION_CONVEYANCE",
                 "none contradicts PASSKEYD_ATTESTATION=\(requirement.configurationName) (use direct or enterprise)")
@@ -385,8 +386,8 @@ public struct Settings: Sendable {
         policy.aaguidDenyList = Set(try Self.aaguids(reader, "PASSKEYD_AAGUID_DENY") ?? [])
         if let allow = policy.aaguidAllowList {
             guard !allow.isEmpty else { throw ConfigurationError("PASSKEYD_AAGUID_ALLOW", "an empty allow-list would refuse every registration") }
-            if requirement == .anyVerified {
-                warnings.append("PASSKEYD_AAGUID_ALLOW: with PASSKEYD_ATTESTATION=any-verified an authenticator can claim any AAGUID; use trusted-required")
+            if requirement == .anyVerified || requirement == .trustedChains {
+                warnings.append("PASSKEYD_AAGUID_ALLOW: with PASSKEYD_ATTESTATION=\(requirement.configurationName) an authenticator can claim any AAGUID; use trusted-required")
             }
             if !allow.isDisjoint(with: policy.aaguidDenyList) {
                 warnings.append("PASSKEYD_AAGUID_ALLOW: some AAGUIDs are also denied; the deny-list wins")

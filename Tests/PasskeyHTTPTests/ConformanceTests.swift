@@ -271,6 +271,19 @@ struct ConformanceConfigurationTests {
         #expect(keyed.warnings.contains { $0.contains("conformance tools send none") })
     }
 
+    @Test("PASSKEYD_ATTESTATION=trusted-chains: needs roots, asks for direct by default, and a none conveyance is allowed")
+    func trustedChainsSetting() throws {
+        let roots = try ObservabilitySettingsTests.trustRootDirectory(count: 1)
+        let settings = try Settings(Self.environment(["PASSKEYD_ATTESTATION": "trusted-chains", "PASSKEYD_TRUST_ROOTS_PACKED": roots]))
+        #expect(settings.relyingParty.attestation.requirement == .trustedChains)
+        #expect(settings.relyingParty.attestation.conveyance == "direct")
+        let quiet = try Settings(Self.environment([
+            "PASSKEYD_ATTESTATION": "trusted-chains", "PASSKEYD_TRUST_ROOTS_PACKED": roots, "PASSKEYD_ATTESTATION_CONVEYANCE": "none",
+        ]))
+        #expect(quiet.relyingParty.attestation.conveyance == "none")
+        #expect(throws: ConfigurationError.self) { try Settings(Self.environment(["PASSKEYD_ATTESTATION": "trusted-chains"])) }
+    }
+
     @Test("PASSKEYD_UNSAFE_POLICIES: each name turns on its policy with a warning; none is on by default; unknown names are errors")
     func unsafePolicies() throws {
         let defaults = try Settings(Self.environment()).relyingParty
@@ -758,21 +771,36 @@ struct ConformanceAttestationTests {
         }
     }
 
-    @Test("Resp-5 F-9: a chain to a root the relying party does not trust is refused under trusted-required (any-verified records it as untrusted)")
-    func untrustedChain() async throws {
+    @Test("trusted-chains: none and self register, a chain must reach a root (Resp-5 F-9/F-12, Resp-7 P-1 in one run); any-verified records an unknown root as untrusted")
+    func trustedChains() async throws {
         let stranger = try TestAttestationCA(name: "not in the metadata")
-        let strict = ConformanceHarness { $0.attestation.requirement = .trustedRequired }
+        let expiredRoot = try TestAttestationCA(name: "expired metadata root", notBefore: Date(timeIntervalSince1970: 1_500_000_000), years: 1)
+        let strict = ConformanceHarness {
+            $0.attestation.requirement = .trustedChains
+            $0.attestation.trustAnchors["packed"] = TrustAnchors(ConformanceHarness.ca.trustAnchors.certificates + expiredRoot.trustAnchors.certificates)
+        }
         try await strict.app.test(.router) { client in
-            let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .packedFull(stranger) }
-            expectFailed(reply, 422, "attestation_untrusted")
-            let (trusted, _) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .packedFull(ConformanceHarness.ca) }
-            #expect(trusted.isOK)
+            for format in [FormatCase.none, .packedSelf, .packedFull, .fidoU2F, .tpm, .androidKey, .androidSafetyNet, .apple] {
+                let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = format.attestation }
+                #expect(reply.isOK, "\(format): \(reply.errorMessage ?? "")")
+            }
+            // Req-1 P-2 still holds: a request for none gets none (trusted-chains does not force direct).
+            let options = try await ToolSession().post(client, "/attestation/options", json: #"{"username":"bob","displayName":"Bob","attestation":"none"}"#)
+            #expect(options.object["attestation"] == .string("none"))
+            let (unknown, _) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .packedFull(stranger) }
+            expectFailed(unknown, 422, "attestation_untrusted")
+            let (expired, _) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .packedFull(expiredRoot) }
+            expectFailed(expired, 422)
         }
         let lenient = ConformanceHarness()
         try await lenient.app.test(.router) { client in
             let (reply, credential) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .packedFull(stranger) }
             #expect(reply.isOK)
             #expect(try await lenient.store.credential(id: credential.id)?.attestation.trust == "untrusted")
+        }
+        let selfOK = ConformanceHarness { $0.attestation.requirement = .selfOrTrusted }
+        try await selfOK.app.test(.router) { client in
+            expectFailed(try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .none }.reply, 422, "attestation_not_allowed")
         }
     }
 

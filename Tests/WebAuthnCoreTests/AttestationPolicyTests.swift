@@ -16,9 +16,10 @@ struct AttestationPolicyTests {
         #expect(AttestationPolicy.Requirement(configurationName: "any-verified") == .anyVerified)
         #expect(AttestationPolicy.Requirement(configurationName: "self-ok") == .selfOrTrusted)
         #expect(AttestationPolicy.Requirement(configurationName: "trusted-required") == .trustedRequired)
+        #expect(AttestationPolicy.Requirement(configurationName: "trusted-chains") == .trustedChains)
         #expect(AttestationPolicy.Requirement(configurationName: "Trusted-Required") == nil)
         #expect(AttestationPolicy.Requirement(configurationName: "") == nil)
-        for requirement in [AttestationPolicy.Requirement.anyVerified, .selfOrTrusted, .trustedRequired] {
+        for requirement in [AttestationPolicy.Requirement.anyVerified, .selfOrTrusted, .trustedRequired, .trustedChains] {
             #expect(AttestationPolicy.Requirement(configurationName: requirement.configurationName) == requirement)
         }
     }

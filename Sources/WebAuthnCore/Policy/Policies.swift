@@ -79,26 +79,35 @@ public struct AttestationPolicy: Sendable {
         /// no anchor. Proves the authenticator holds the credential key and signed this very authenticator data,
         /// without requiring a vendor PKI.
         case selfOrTrusted
+        /// Accept `none` and self attestation (recorded as such: they prove nothing about the authenticator's make)
+        /// and chains that reach a trust anchor; refuse chains that reach no anchor (§7.1 step 24: an attestation
+        /// that verified but is not trustworthy "SHOULD fail"). What the FIDO conformance tools expect.
+        case trustedChains
+
+        /// Whether a `none` attestation is refused.
+        var refusesNone: Bool { self == .selfOrTrusted || self == .trustedRequired }
 
         /// The requirement for a configuration value.
-        /// - Parameter configurationName: `"none"` or `"any-verified"`, `"self-ok"`, `"trusted-required"`
-        ///   (case-sensitive).
+        /// - Parameter configurationName: `"none"` or `"any-verified"`, `"trusted-chains"`, `"self-ok"`,
+        ///   `"trusted-required"` (case-sensitive).
         /// - Returns: nil for any other value.
         public init?(configurationName: String) {
             switch configurationName {
             case "none", "any-verified": self = .anyVerified
             case "self-ok": self = .selfOrTrusted
             case "trusted-required": self = .trustedRequired
+            case "trusted-chains": self = .trustedChains
             default: return nil
             }
         }
 
-        /// The canonical configuration name (`any-verified`, `self-ok`, `trusted-required`).
+        /// The canonical configuration name (`any-verified`, `trusted-chains`, `self-ok`, `trusted-required`).
         public var configurationName: String {
             switch self {
             case .anyVerified: "any-verified"
             case .selfOrTrusted: "self-ok"
             case .trustedRequired: "trusted-required"
+            case .trustedChains: "trusted-chains"
             }
         }
     }

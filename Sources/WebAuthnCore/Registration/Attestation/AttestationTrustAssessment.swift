@@ -38,7 +38,7 @@ enum AttestationTrustAssessment {
         switch outcome.type {
         case .none:
             // "If no attestation was provided, verify that None attestation is acceptable under Relying Party policy."
-            if policy.requirement != .anyVerified {
+            if policy.requirement.refusesNone {
                 throw WebAuthnError(.attestationNotAllowed, "no attestation, policy \(policy.requirement.configurationName)")
             }
             return result(.none)
