@@ -664,6 +664,76 @@ struct ConformanceAttestationTests {
         }
     }
 
+    /// Rewrites the CBOR map of the attestation object (after signing) before it is posted.
+    static func attestationObject(_ name: String, _ change: @escaping @Sendable (inout [CBORMapEntry]) -> Void) -> CredentialMutation {
+        CredentialMutation(name: name) { credential in
+            guard case .object(var response)? = credential["response"], let text = response["attestationObject"]?.stringValue,
+                let bytes = Base64URL.decode(text), case .map(var entries)? = try? CBORDecoder.decode(bytes)
+            else { return }
+            change(&entries)
+            response["attestationObject"] = .string(Base64URL.encode(CBOREncoder.encode(.map(entries))))
+            credential["response"] = .object(response)
+        }
+    }
+
+    static func set(_ key: String, _ value: CBORValue?) -> @Sendable (inout [CBORMapEntry]) -> Void {
+        { entries in
+            entries.removeAll { $0.key == .text(key) }
+            if let value { entries.append(CBORMapEntry(.text(key), value)) }
+        }
+    }
+
+    static func statement(_ key: String, _ value: CBORValue?) -> @Sendable (inout [CBORMapEntry]) -> Void {
+        { entries in
+            guard let index = entries.firstIndex(where: { $0.key == .text("attStmt") }), case .map(var statement) = entries[index].value else { return }
+            statement.removeAll { $0.key == .text(key) }
+            if let value { statement.append(CBORMapEntry(.text(key), value)) }
+            entries[index] = CBORMapEntry(.text("attStmt"), .map(statement))
+        }
+    }
+
+    static func authData(_ change: @escaping @Sendable ([UInt8]) -> [UInt8]) -> @Sendable (inout [CBORMapEntry]) -> Void {
+        { entries in
+            guard let index = entries.firstIndex(where: { $0.key == .text("authData") }), case .bytes(let data) = entries[index].value else { return }
+            entries[index] = CBORMapEntry(.text("authData"), .bytes(change(data)))
+        }
+    }
+
+    static let attestationObjectCases: [(CredentialMutation, String)] = [
+        (attestationObject("Resp-3 F-2 fmt missing", set("fmt", nil)), "malformed_attestation_object"),
+        (attestationObject("Resp-3 F-3 fmt not a string", set("fmt", .unsigned(1))), "malformed_attestation_object"),
+        (attestationObject("Resp-3 F-4 attStmt missing", set("attStmt", nil)), "malformed_attestation_object"),
+        (attestationObject("Resp-3 F-5 attStmt not a map", set("attStmt", .array([]))), "malformed_attestation_object"),
+        (attestationObject("Resp-3 F-6 authData missing", set("authData", nil)), "malformed_attestation_object"),
+        (attestationObject("Resp-3 F-7 authData not bytes", set("authData", .text("authData"))), "malformed_attestation_object"),
+        (attestationObject("Resp-3 F-8 authData empty", set("authData", .bytes([]))), "malformed_attestation_object"),
+        (attestationObject("Resp-3 F-9 AT clear but attested data present", authData { var data = $0; data[32] &= ~0x40; return data }), "malformed_authenticator_data"),
+        (attestationObject("Resp-3 F-10 AT clear and no attested data", authData { var data = Array($0.prefix(37)); data[32] &= ~0x40; return data }), "attested_credential_data_missing"),
+        (attestationObject("Resp-3 F-11 AT set but no attested data", authData { Array($0.prefix(37)) }), "malformed_authenticator_data"),
+        (attestationObject("Resp-3 F-13 packed with an empty attStmt", set("attStmt", .map([]))), "malformed_attestation_statement"),
+        (attestationObject("Resp-3 F-14 alg missing", statement("alg", nil)), "malformed_attestation_statement"),
+        (attestationObject("Resp-3 F-15 alg not a number", statement("alg", .text("ES256"))), "malformed_attestation_statement"),
+        (attestationObject("Resp-3 F-16 alg not the attestation key's", statement("alg", .negative(256))), "attestation_algorithm_mismatch"),
+        (attestationObject("Resp-3 F-17 sig missing", statement("sig", nil)), "malformed_attestation_statement"),
+        (attestationObject("Resp-3 F-18 sig not bytes", statement("sig", .text("sig"))), "malformed_attestation_statement"),
+        (attestationObject("Resp-3 F-19 sig empty", statement("sig", .bytes([]))), "malformed_attestation_statement"),
+        (attestationObject("Resp-5 F-3 x5c missing (then it is self attestation, signed by another key)", statement("x5c", nil)), "attestation_signature_invalid"),
+        (attestationObject("Resp-5 F-4 x5c not an array", statement("x5c", .bytes([1, 2, 3]))), "malformed_attestation_statement"),
+        (attestationObject("Resp-5 F-5 x5c empty", statement("x5c", .array([]))), "malformed_attestation_statement"),
+    ]
+
+    @Test("Resp-3 F-2…F-19, Resp-5 F-3…F-5: attestation objects and packed statements with missing or mistyped members", arguments: attestationObjectCases)
+    func attestationObjectFailures(mutation: CredentialMutation, code: String) async throws {
+        let harness = ConformanceHarness()
+        try await harness.app.test(.router) { client in
+            let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice", configure: {
+                $0.attestation = .packedFull(ConformanceHarness.ca)
+            }, mutate: mutation)
+            expectFailed(reply)
+            #expect(reply.code == code, "\(mutation.name): \(reply.code ?? "nil")")
+        }
+    }
+
     static let signatureCases: [(FormatCase, String)] = [
         (.packedFull, "Resp-5 F-2"), (.packedSelf, "Resp-6 F-1"), (.fidoU2F, "Resp-8 F-2"), (.tpm, "Resp-9"), (.androidKey, "Resp-A"),
     ]
