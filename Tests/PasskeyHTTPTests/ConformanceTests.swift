@@ -271,6 +271,37 @@ struct ConformanceConfigurationTests {
         #expect(keyed.warnings.contains { $0.contains("conformance tools send none") })
     }
 
+    /// The environment of a conformance run, as README "FIDO conformance" gives it (the roots directory aside).
+    static func readmeRecipe(roots: String) -> [String: String] {
+        var recipe = [
+            "PASSKEYD_FIDO_CONFORMANCE": "on", "PASSKEYD_RP_ID": "localhost", "PASSKEYD_ORIGINS": "http://localhost:8080",
+            "PASSKEYD_USER_VERIFICATION": "preferred-unsafe",
+            "PASSKEYD_ALGORITHMS": "ES256,ES384,ES512,EdDSA,Ed25519,PS256,PS384,PS512,RS256,RS384,RS512,RS1-unsafe",
+            "PASSKEYD_ATTESTATION": "trusted-chains", "PASSKEYD_ATTESTATION_CONVEYANCE": "none",
+            "PASSKEYD_UNSAFE_POLICIES": "allow-missing-user-presence,test-tpm-manufacturers",
+        ]
+        for format in ["PACKED", "FIDO_U2F", "TPM", "ANDROID_KEY", "ANDROID_SAFETYNET", "APPLE"] {
+            recipe["PASSKEYD_TRUST_ROOTS_" + format] = roots
+        }
+        return recipe
+    }
+
+    @Test("the README's conformance recipe parses into the relying party these tests use")
+    func readmeRecipe() throws {
+        let roots = try ObservabilitySettingsTests.trustRootDirectory(count: 2)
+        let settings = try Settings(Self.environment(Self.readmeRecipe(roots: roots)))
+        #expect(settings.http.conformanceBinding && settings.apiKeys.isEmpty)
+        let rp = settings.relyingParty
+        #expect(rp.id == "localhost" && rp.allowedOrigins == ["http://localhost:8080"])
+        #expect(rp.userVerification == .preferredUnsafe)
+        #expect(rp.algorithms.algorithms.contains(.rs1) && rp.algorithms.algorithms.first == .es256)
+        #expect(rp.attestation.requirement == .trustedChains && rp.attestation.conveyance == "none")
+        #expect(rp.attestation.trustAnchors.count == 6)
+        #expect(rp.allowMissingUserPresenceUnsafe && rp.attestation.allowTestTPMManufacturersUnsafe)
+        #expect(!rp.attestation.trustLastCertificateUnsafe && !rp.attestation.androidKeyAllowSoftwareEnforcedUnsafe)
+        #expect(settings.warnings.filter { $0.hasPrefix("PASSKEYD_UNSAFE_POLICIES") || $0.hasPrefix("PASSKEYD_FIDO_CONFORMANCE") }.count == 3)
+    }
+
     @Test("PASSKEYD_ATTESTATION=trusted-chains: needs roots, asks for direct by default, and a none conveyance is allowed")
     func trustedChainsSetting() throws {
         let roots = try ObservabilitySettingsTests.trustRootDirectory(count: 1)
