@@ -18,7 +18,8 @@
 //   the cookie's own ceremony is consumed. Every result that reaches its session (authorised, body read, readable
 //   cookie) consumes the session's ceremony, whatever the outcome, and clears the cookie. The
 //   challenge is not a secret (the options gave it to the same client), so the cookie needs no signature; many
-//   instances share it through the store.
+//   instances share it through the store. The cookie binds a result to its options call (no crossed sessions); it
+//   authenticates nobody (whoever holds a response can read its challenge), which is the API keys' job.
 // - Errors. `{"status":"failed","errorMessage":"<code>: <message>"}` with the status /v1 uses for the same failure
 //   (400 malformed input, unknown or expired challenge, missing session; 401 no API key; 404 unknown credential;
 //   409 duplicate credential; 410 expired; 413 too large; 422 failed verification; 500/503 server faults). The body
@@ -65,7 +66,7 @@ struct ConformanceSession: Sendable {
         Cookie(name: name, value: challenge, maxAge: lifetime, path: path, httpOnly: true, sameSite: .strict)
     }
 
-    /// The cookie that ends the session (sent by every result).
+    /// The cookie that ends the session (sent by every result that reached the session).
     var expired: Cookie { Cookie(name: name, value: "", maxAge: 0, path: path, httpOnly: true, sameSite: .strict) }
 
     /// The challenge the request's cookie carries (16–64 bytes, strict base64url), or nil.
