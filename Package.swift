@@ -6,6 +6,7 @@
 //   C system libraries      CLibCBOR, COpenSSL, CLibPQ         (each imported by exactly one wrapper)
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
+//   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
 //   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench
 import PackageDescription
 
@@ -57,6 +58,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
+        .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
+
         // MARK: storage
         .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
         .target(
@@ -85,7 +89,7 @@ let package = Package(
         .target(
             name: "PasskeyServerSupport",
             dependencies: [
-                "PasskeyHTTP", "LibPQ", "WebAuthnCore", "COSECrypto",
+                "PasskeyHTTP", "PasskeyMetadata", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -94,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport",
+                "PasskeyServerSupport", "PasskeyMetadata",
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,6 +150,11 @@ let package = Package(
                 "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PasskeyMetadataTests",
+            dependencies: ["PasskeyMetadata", "WebAuthnCore", "WebAuthnTestSupport", "COSECrypto"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -17,7 +17,7 @@ import WebAuthnModel
 ///     PATCH  /v1/admin/credentials/:credentialId      {"nickname": string|null}
 ///     DELETE /v1/admin/credentials/:credentialId      (204)
 func addAdminRoutes(to router: Router<BasicRequestContext>, api: API) {
-    let admin = AdminAPI(store: api.service.store)
+    let admin = AdminAPI(store: api.service.store, service: api.service)
     router.get("/v1/admin/users") { request, context in
         await api.handle(request, context, .adminListUsers) { _, _ in try await admin.listUsers(request.uri.queryParameters) }
     }
@@ -72,6 +72,19 @@ extension APIError {
 /// The admin operations: parse, call the store, serialise.
 struct AdminAPI: Sendable {
     let store: any PasskeyStore
+    /// For the current FIDO metadata (authenticator icons are looked up live, not stored).
+    let service: CeremonyService
+
+    /// A credential in the admin API's form, with its authenticator's icon from the current metadata.
+    func adminJSON(_ credential: StoredCredential, metadata: MetadataIndex?) -> CredentialJSON {
+        var icon: String?
+        if let metadata, credential.aaguid.contains(where: { $0 != 0 }), let aaguid = AAGUID(bytes: credential.aaguid) {
+            icon = metadata.entry(aaguid: aaguid)?.icon
+        }
+        return CredentialJSON(admin: credential, authenticatorIcon: icon)
+    }
+
+    var metadata: MetadataIndex? { service.relyingParty.attestation.metadata }
 
     static func json(status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
         Response(
@@ -115,7 +128,8 @@ struct AdminAPI: Sendable {
 
     func user(_ handle: [UInt8], withCredentials: Bool) async throws -> Response {
         guard let user = try await store.user(handle: handle) else { throw APIError.userUnknown }
-        let credentials = try await store.credentials(ofUser: handle).map { CredentialJSON(admin: $0) }
+        let metadata = self.metadata
+        let credentials = try await store.credentials(ofUser: handle).map { adminJSON($0, metadata: metadata) }
         if withCredentials {
             return try Self.json(status: .ok, UserWithCredentials(user: UserJSON(user), credentials: credentials))
         }
@@ -130,7 +144,7 @@ struct AdminAPI: Sendable {
     func credential(_ id: [UInt8]) async throws -> Response {
         guard let credential = try await store.credential(id: id) else { throw APIError.credentialUnknown }
         let owner = try await store.user(handle: credential.record.userHandle)
-        return try Self.json(status: .ok, CredentialWithUser(credential: CredentialJSON(admin: credential), user: owner.map(UserJSON.init)))
+        return try Self.json(status: .ok, CredentialWithUser(credential: adminJSON(credential, metadata: metadata), user: owner.map(UserJSON.init)))
     }
 
     func rename(_ id: [UInt8], body: [UInt8]) async throws -> Response {
@@ -144,7 +158,7 @@ struct AdminAPI: Sendable {
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes, or null.")
         }
         guard let credential = try await store.renameCredential(id: id, nickname: nickname) else { throw APIError.credentialUnknown }
-        return try Self.json(status: .ok, ["credential": CredentialJSON(admin: credential)])
+        return try Self.json(status: .ok, ["credential": adminJSON(credential, metadata: metadata)])
     }
 
     func deleteCredential(_ id: [UInt8]) async throws -> Response {

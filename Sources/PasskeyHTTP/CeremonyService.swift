@@ -1,4 +1,5 @@
 import COSECrypto
+import Synchronization
 public import Foundation
 public import PasskeyStore
 public import WebAuthnCore
@@ -6,8 +7,11 @@ public import WebAuthnModel
 
 /// The ceremonies as the API runs them: engine + store, no HTTP. Routes only parse, call and serialise.
 public struct CeremonyService: Sendable {
-    public let relyingParty: RelyingParty
+    /// Identity and policies, as of now (the FIDO metadata inside may be replaced while the service runs).
+    public var relyingParty: RelyingParty { current.withLock { $0 } }
     public let store: any PasskeyStore
+    /// The relying party, behind a lock so ``replaceMetadata(_:)`` can swap the metadata index between requests.
+    private let current: RelyingPartyBox
     let keyCache: PublicKeyCache
     let challengeSource: any ChallengeSource
     let now: @Sendable () -> Date
@@ -21,11 +25,16 @@ public struct CeremonyService: Sendable {
         relyingParty: RelyingParty, store: any PasskeyStore, challengeSource: any ChallengeSource = SystemChallengeSource(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.relyingParty = relyingParty
+        self.current = RelyingPartyBox(relyingParty)
         self.store = store
         self.keyCache = PublicKeyCache(capacity: 100_000)
         self.challengeSource = challengeSource
         self.now = now
+    }
+
+    /// Replaces the FIDO metadata index used by registrations that begin verifying from now on (a reloaded BLOB).
+    public func replaceMetadata(_ metadata: MetadataIndex?) {
+        current.withLock { $0.attestation.metadata = metadata }
     }
 
     // MARK: registration
@@ -70,8 +79,9 @@ public struct CeremonyService: Sendable {
 
     /// Begins an authentication: with a user name, for that user's credentials; without, a discoverable request.
     /// An unknown name gets options indistinguishable in shape from a known one (no allowCredentials leak).
+    /// `extensions` are client extension inputs passed through to the options.
     public func beginAuthentication(
-        name: String?, userVerification: UserVerificationRequirement?
+        name: String?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]? = nil
     ) async throws -> RequestOptionsJSON {
         var allow: [CredentialDescriptor] = []
         var handle: [UInt8]?
@@ -87,7 +97,7 @@ public struct CeremonyService: Sendable {
             allow = [CredentialDescriptor(id: SecureRandom.bytes(count: 32))]
         }
         let (options, state) = relyingParty.beginAuthentication(
-            allowCredentials: allow, userHandle: handle, userVerification: userVerification,
+            allowCredentials: allow, userHandle: handle, userVerification: userVerification, extensions: extensions,
             challengeSource: challengeSource, now: now())
         try await store.saveCeremony(
             PendingCeremony(
@@ -109,6 +119,7 @@ public struct CeremonyService: Sendable {
         guard let ceremony = lookup.ceremony else { throw APIError.challengeUnknown }
         guard let stored = lookup.credential else { throw APIError.credentialUnknown }
         let state = try JSONDecoder().decode(AuthenticationState.self, from: Data(ceremony.state))
+        let relyingParty = self.relyingParty  // one read of the shared value per request
         let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
         let verified = try relyingParty.finishAuthentication(
             response, state: state, credential: stored.record, publicKey: key, now: now())
@@ -125,4 +136,13 @@ public struct CeremonyService: Sendable {
             throw APIError.credentialUnknown
         }
     }
+}
+
+/// A relying party shared by every copy of a ``CeremonyService``.
+final class RelyingPartyBox: Sendable {
+    private let value: Mutex<RelyingParty>
+
+    init(_ relyingParty: RelyingParty) { value = Mutex(relyingParty) }
+
+    func withLock<T>(_ body: (inout RelyingParty) -> T) -> T { value.withLock { body(&$0) } }
 }

@@ -43,8 +43,10 @@ struct CredentialJSON: Encodable {
         let trust: String
         let trustAnchor: String?
         let authenticatorDescription: String?
+        /// Admin API only (present, possibly null): the icon (a data: URL) from the current FIDO metadata.
+        let authenticatorIcon: String??
 
-        enum CodingKeys: String, CodingKey { case type, trust, trustAnchor, authenticatorDescription }
+        enum CodingKeys: String, CodingKey { case type, trust, trustAnchor, authenticatorDescription, authenticatorIcon }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -52,19 +54,22 @@ struct CredentialJSON: Encodable {
             try container.encode(trust, forKey: .trust)
             try container.encode(trustAnchor, forKey: .trustAnchor)
             try container.encode(authenticatorDescription, forKey: .authenticatorDescription)
+            if let authenticatorIcon { try container.encode(authenticatorIcon, forKey: .authenticatorIcon) }
         }
     }
 
     init(_ credential: StoredCredential, verified: VerifiedRegistration?) {
-        self.init(credential, verified: verified, userId: nil)
+        self.init(credential, verified: verified, userId: nil, authenticatorIcon: nil)
     }
 
-    /// The admin API's form, with the owner's user id.
-    init(admin credential: StoredCredential) {
-        self.init(credential, verified: nil, userId: Base64URL.encode(credential.record.userHandle))
+    /// The admin API's form, with the owner's user id and the authenticator's icon (null when unknown).
+    init(admin credential: StoredCredential, authenticatorIcon: String?) {
+        self.init(
+            credential, verified: nil, userId: Base64URL.encode(credential.record.userHandle),
+            authenticatorIcon: .some(authenticatorIcon))
     }
 
-    private init(_ credential: StoredCredential, verified: VerifiedRegistration?, userId: String?) {
+    private init(_ credential: StoredCredential, verified: VerifiedRegistration?, userId: String?, authenticatorIcon: String??) {
         id = Base64URL.encode(credential.id)
         self.userId = userId
         publicKeyAlgorithm = credential.algorithm
@@ -81,7 +86,7 @@ struct CredentialJSON: Encodable {
         let verdict = credential.attestation
         attestation = AttestationJSON(
             type: verdict.type, trust: verdict.trust, trustAnchor: verdict.trustAnchor,
-            authenticatorDescription: verdict.authenticatorDescription)
+            authenticatorDescription: verdict.authenticatorDescription, authenticatorIcon: authenticatorIcon)
     }
 
     enum CodingKeys: String, CodingKey {

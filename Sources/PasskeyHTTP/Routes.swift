@@ -23,14 +23,18 @@ public struct HTTPConfiguration: Sendable {
     /// The Prometheus text exposition served at `GET /metrics`; nil = no `/metrics` route (404). Called on every
     /// scrape, so it may also refresh gauges first.
     public var metricsExporter: (@Sendable () -> [UInt8])?
+    /// Serve the FIDO conformance transport binding (`/attestation/*`, `/assertion/*`; ConformanceRoutes.swift).
+    /// Off by default: it exists for the FIDO conformance tools, not for production clients.
+    public var conformanceBinding: Bool
     /// Serve the demo page and its session routes under `/demo` (``addDemoRoutes(to:api:)``); off = 404.
     public var demoPage: Bool
 
     public init(
         apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024,
         metricsFactory: (any MetricsFactory)? = nil, metricsExporter: (@Sendable () -> [UInt8])? = nil,
-        demoPage: Bool = false
+        conformanceBinding: Bool = false, demoPage: Bool = false
     ) {
+        self.conformanceBinding = conformanceBinding
         self.apiKeys = apiKeys
         self.adminKeys = adminKeys
         self.maxBodyBytes = maxBodyBytes
@@ -79,6 +83,7 @@ public func buildRouter(service: CeremonyService, configuration: HTTPConfigurati
         await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
     }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
+    if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }
     addOpenAPIRoute(to: router)
     if let exporter = configuration.metricsExporter { addMetricsRoute(to: router, exporter: exporter) }

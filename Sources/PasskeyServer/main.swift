@@ -13,6 +13,7 @@ import Logging
 import Metrics
 import NIOPosix
 import PasskeyHTTP
+import PasskeyMetadata
 import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
@@ -75,6 +76,43 @@ do {
             }
         }
     }
+    // Reload the FIDO metadata BLOB when its file is replaced (e.g. by a daily cron download): every 10 minutes
+    // the file's modification time is checked; a newer BLOB that verifies replaces the index, one that does not is
+    // logged and the previous index stays. Past the index's nextUpdate a warning is logged once per check.
+    let metadataReloader = Task {
+        guard let source = settings.metadataSource else { return }
+        func modified() -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: source.blobPath))?[.modificationDate] as? Date
+        }
+        var loadedModification = modified()
+        var current = settings.relyingParty.attestation.metadata
+        while true {
+            do { try await Task.sleep(for: .seconds(600)) } catch { return }
+            let modification = modified()
+            if modification != loadedModification {
+                loadedModification = modification
+                do {
+                    let index = try MetadataLoader.load(blobPath: source.blobPath, rootPEMPaths: source.rootPEMPaths)
+                    if index.serialNumber > current?.serialNumber ?? Int.min {
+                        service.replaceMetadata(index)
+                        current = index
+                        logger.info(
+                            "metadata BLOB reloaded",
+                            metadata: ["serial": .stringConvertible(index.serialNumber), "entries": .stringConvertible(index.entries.count)])
+                    }
+                } catch {
+                    logger.warning(
+                        "metadata BLOB not reloaded; keeping the previous one",
+                        metadata: ["reason": .string(Settings.metadataFailure(error))])
+                }
+            }
+            if let current, current.nextUpdate < Date() {
+                logger.warning(
+                    "metadata BLOB is past its nextUpdate; download a new one",
+                    metadata: ["next_update": .string("\(current.nextUpdate)")])
+            }
+        }
+    }
     let rp = settings.relyingParty
     logger.info(
         "passkeyd starting",
@@ -82,10 +120,12 @@ do {
             "listen": .string("\(settings.host):\(settings.port)"), "rp_id": .string(rp.id),
             "origins": .array(rp.allowedOrigins.sorted().map { .string($0) }),
             "algorithms": .array(rp.algorithms.algorithms.map { .string($0.name) }),
-            "attestation": .string(rp.attestation.requirement == .trustedRequired ? "trusted-required" : "any-verified"),
+            "attestation": .string(rp.attestation.requirement.configurationName),
             "trust_roots": .array(rp.attestation.trustAnchors.keys.sorted().map { .string($0) }),
+            "metadata_entries": .stringConvertible(rp.attestation.metadata?.entries.count ?? 0),
             "api_keys": .stringConvertible(settings.apiKeys.count), "admin_api": .stringConvertible(!settings.adminKeys.isEmpty),
             "metrics": .stringConvertible(settings.metricsEnabled), "pool_size": .stringConvertible(settings.poolSize),
+            "fido_conformance": .stringConvertible(settings.fidoConformance),
         ])
     let app = Application(
         router: buildRouter(service: service, configuration: http),
@@ -93,7 +133,9 @@ do {
         logger: logger)
     try await app.runService()
     purger.cancel()
+    metadataReloader.cancel()
     await purger.value
+    await metadataReloader.value
     await pool.shutdown()
 } catch {
     logger.critical("passkeyd stopped", metadata: ["error": .string("\(error)")])

@@ -2,6 +2,7 @@ import COSECrypto
 public import Foundation
 public import Logging
 public import PasskeyHTTP
+import PasskeyMetadata
 public import WebAuthnCore
 
 /// A configuration problem, naming the variable. Never contains a key or the database URL.
@@ -38,25 +39,53 @@ public struct Settings: Sendable {
     public var logLevel: Logger.Level
     /// Serve `/metrics` and record metrics.
     public var metricsEnabled: Bool
+    /// Where the FIDO metadata BLOB and its root come from (`PASSKEYD_MDS_BLOB`, `PASSKEYD_MDS_ROOT`), when
+    /// configured; the loaded index is already in `relyingParty.attestation.metadata`. The executable reloads it.
+    public var metadataSource: MetadataSource?
+
+    /// The files behind the metadata index.
+    public struct MetadataSource: Sendable, Hashable {
+        public var blobPath: String
+        public var rootPEMPaths: [String]
+
+        public init(blobPath: String, rootPEMPaths: [String]) {
+            self.blobPath = blobPath
+            self.rootPEMPaths = rootPEMPaths
+        }
+    }
+    /// Serve the FIDO conformance transport binding (`PASSKEYD_FIDO_CONFORMANCE=on`); off by default.
+    public var fidoConformance: Bool
     /// Serve the demo page under `/demo` (`PASSKEYD_DEMO`, off by default).
     public var demoPage: Bool
     /// Things that are allowed but probably wrong (unknown variables, short keys, ...), for the start-up log.
     public var warnings: [String]
 
     /// The HTTP layer's settings (keys); the executable adds the metrics factory and exporter.
-    public var http: HTTPConfiguration { HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys, demoPage: demoPage) }
+    public var http: HTTPConfiguration {
+        HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys, conformanceBinding: fidoConformance, demoPage: demoPage)
+    }
 
     /// The variables this service reads.
     public static let variables: [String] = [
         "PASSKEYD_CONFIG_FILE", "PASSKEYD_LISTEN", "PASSKEYD_DATABASE_URL", "PASSKEYD_POOL_SIZE", "PASSKEYD_MIGRATIONS",
         "PASSKEYD_RP_ID", "PASSKEYD_RP_NAME", "PASSKEYD_ORIGINS", "PASSKEYD_USER_VERIFICATION", "PASSKEYD_CHALLENGE_TTL",
         "PASSKEYD_API_KEYS", "PASSKEYD_ADMIN_KEYS", "PASSKEYD_LOG_LEVEL", "PASSKEYD_ALGORITHMS", "PASSKEYD_ATTESTATION",
-        "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS", "PASSKEYD_DEMO",
+        "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS", "PASSKEYD_AAGUID_ALLOW", "PASSKEYD_AAGUID_DENY",
+        "PASSKEYD_MDS_BLOB", "PASSKEYD_MDS_ROOT", "PASSKEYD_MDS_REFUSED_STATUSES",
+        "PASSKEYD_FIDO_CONFORMANCE", "PASSKEYD_UNSAFE_POLICIES", "PASSKEYD_DEMO",
+    ]
+    /// `PASSKEYD_UNSAFE_POLICIES`: the named departures from W3C verification that the FIDO conformance tools
+    /// expect, with what each one accepts. Never for production.
+    public static let unsafePolicies: [(name: String, effect: String)] = [
+        ("allow-missing-user-presence", "ceremonies with the UP flag clear are accepted (W3C §7.1 step 14, §7.2 step 16 refuse them)"),
+        ("trust-last-certificate", "the last x5c certificate is trusted as an anchor (anyone can mint a chain that passes)"),
+        ("test-tpm-manufacturers", "tpm AIK certificates with test manufacturer ids (id:FFFFF1D0, id:00000000) are accepted"),
+        ("android-key-software-enforced", "android-key origin/purpose may be software-enforced (keys outside a TEE)"),
     ]
     /// `PASSKEYD_TRUST_ROOTS_<FORMAT>`: PEM roots per attestation format.
     public static let trustRootsPrefix = "PASSKEYD_TRUST_ROOTS_"
     /// Attestation formats that carry certificate chains, hence take trust roots (`fmt` identifiers).
-    public static let trustRootFormats = ["packed", "fido-u2f", "tpm", "android-key", "apple"]
+    public static let trustRootFormats = ["packed", "fido-u2f", "tpm", "android-key", "android-safetynet", "apple"]
     /// Prefixes of variables used by the development scripts and tests, not by the service (not warned about).
     static let foreignPrefixes = ["PASSKEYD_PG_", "PASSKEYD_TEST_", "PASSKEYD_BENCH", "PASSKEYD_VECTORS"]
 
@@ -164,9 +193,23 @@ public struct Settings: Sendable {
         }
         rp.challengeTimeout = .seconds(try reader.integer("PASSKEYD_CHALLENGE_TTL", default: 300, in: 30...3600))
         rp.algorithms = try Self.algorithms(reader.list("PASSKEYD_ALGORITHMS"))
-        let (attestation, attestationWarnings) = try Self.attestation(reader)
+        let (attestation, attestationWarnings, metadataSource) = try Self.attestation(reader)
         rp.attestation = attestation
+        self.metadataSource = metadataSource
         warnings += attestationWarnings
+        for name in reader.list("PASSKEYD_UNSAFE_POLICIES") ?? [] {
+            guard let policy = Self.unsafePolicies.first(where: { $0.name == name.lowercased() }) else {
+                throw ConfigurationError(
+                    "PASSKEYD_UNSAFE_POLICIES", "unknown policy \"\(name)\" (\(Self.unsafePolicies.map(\.name).joined(separator: ", ")))")
+            }
+            switch policy.name {
+            case "allow-missing-user-presence": rp.allowMissingUserPresenceUnsafe = true
+            case "trust-last-certificate": rp.attestation.trustLastCertificateUnsafe = true
+            case "test-tpm-manufacturers": rp.attestation.allowTestTPMManufacturersUnsafe = true
+            default: rp.attestation.androidKeyAllowSoftwareEnforcedUnsafe = true
+            }
+            warnings.append("PASSKEYD_UNSAFE_POLICIES: \(policy.name) is on: \(policy.effect); for conformance testing only")
+        }
         relyingParty = rp
 
         let apiKeys = try Self.keys(reader, "PASSKEYD_API_KEYS", warnings: &warnings)
@@ -189,6 +232,12 @@ public struct Settings: Sendable {
             throw ConfigurationError("PASSKEYD_LOG_LEVEL", "unknown level \"\(other)\" (trace, debug, info, notice, warning, error, critical)")
         }
         metricsEnabled = try reader.boolean("PASSKEYD_METRICS", default: true)
+        fidoConformance = try reader.boolean("PASSKEYD_FIDO_CONFORMANCE", default: false)
+        if fidoConformance {
+            warnings.append(
+                "PASSKEYD_FIDO_CONFORMANCE: the FIDO conformance endpoints /attestation/* and /assertion/* are served; for conformance testing only"
+                    + (apiKeys.isEmpty ? "" : " (they require an API key like /v1; the conformance tools send none)"))
+        }
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {
             warnings.append("PASSKEYD_DEMO: the demo page is on: anyone who reaches /demo can register passkeys (no API key); not for production")
@@ -288,14 +337,14 @@ public struct Settings: Sendable {
         return includesRS1 ? .unsafeIncludingRS1(chosen) : AlgorithmPolicy(chosen)
     }
 
-    static func attestation(_ reader: Reader) throws(ConfigurationError) -> (AttestationPolicy, [String]) {
+    static func attestation(
+        _ reader: Reader
+    ) throws(ConfigurationError) -> (AttestationPolicy, [String], MetadataSource?) {
         var warnings: [String] = []
-        let requirement: AttestationPolicy.Requirement
-        switch reader.value("PASSKEYD_ATTESTATION") ?? "any-verified" {
-        case "any-verified": requirement = .anyVerified
-        case "trusted-required": requirement = .trustedRequired
-        case let other:
-            throw ConfigurationError("PASSKEYD_ATTESTATION", "unknown value \"\(other)\" (any-verified or trusted-required)")
+        let name = reader.value("PASSKEYD_ATTESTATION") ?? "any-verified"
+        guard let requirement = AttestationPolicy.Requirement(configurationName: name) else {
+            throw ConfigurationError(
+                "PASSKEYD_ATTESTATION", "unknown value \"\(name)\" (none / any-verified, trusted-chains, self-ok or trusted-required)")
         }
         var anchors: [String: TrustAnchors] = [:]
         for variable in reader.environment.keys.sorted() where variable.hasPrefix(trustRootsPrefix) {
@@ -319,20 +368,93 @@ public struct Settings: Sendable {
             }
             anchors[format] = TrustAnchors(certificates)
         }
-        if requirement == .trustedRequired, anchors.isEmpty {
+        let (metadata, source) = try Self.metadata(reader)
+        if requirement != .anyVerified, anchors.isEmpty, metadata == nil {
             throw ConfigurationError(
-                "PASSKEYD_ATTESTATION", "trusted-required needs trust roots: set \(trustRootsPrefix)<FORMAT> for at least one of \(trustRootFormats.joined(separator: ", "))")
+                "PASSKEYD_ATTESTATION",
+                "\(requirement.configurationName) needs trust roots: set PASSKEYD_MDS_BLOB + PASSKEYD_MDS_ROOT and/or \(trustRootsPrefix)<FORMAT> for at least one of \(trustRootFormats.joined(separator: ", "))")
         }
-        let conveyance = reader.value("PASSKEYD_ATTESTATION_CONVEYANCE") ?? (requirement == .trustedRequired ? "direct" : "none")
+        // Under self-ok and trusted-required a `none` attestation is refused, so ask for one by default; under
+        // trusted-chains the configured roots are only used when an attestation is asked for.
+        let conveyance = reader.value("PASSKEYD_ATTESTATION_CONVEYANCE") ?? (requirement == .anyVerified ? "none" : "direct")
         guard ["none", "indirect", "direct", "enterprise"].contains(conveyance) else {
             throw ConfigurationError(
                 "PASSKEYD_ATTESTATION_CONVEYANCE", "unknown value \"\(conveyance)\" (none, indirect, direct or enterprise)")
         }
-        if requirement == .trustedRequired, conveyance == "none" {
+        if requirement == .selfOrTrusted || requirement == .trustedRequired, conveyance == "none" {
             throw ConfigurationError(
-                "PASSKEYD_ATTESTATION_CONVEYANCE", "none contradicts PASSKEYD_ATTESTATION=trusted-required (use direct or enterprise)")
+                "PASSKEYD_ATTESTATION_CONVEYANCE",
+                "none contradicts PASSKEYD_ATTESTATION=\(requirement.configurationName) (use direct or enterprise)")
         }
-        return (AttestationPolicy(requirement: requirement, trustAnchors: anchors, conveyance: conveyance), warnings)
+        var policy = AttestationPolicy(requirement: requirement, trustAnchors: anchors, conveyance: conveyance)
+        policy.metadata = metadata
+        policy.aaguidAllowList = try Self.aaguids(reader, "PASSKEYD_AAGUID_ALLOW").map(Set.init)
+        policy.aaguidDenyList = Set(try Self.aaguids(reader, "PASSKEYD_AAGUID_DENY") ?? [])
+        if let allow = policy.aaguidAllowList {
+            guard !allow.isEmpty else { throw ConfigurationError("PASSKEYD_AAGUID_ALLOW", "an empty allow-list would refuse every registration") }
+            if requirement == .anyVerified || requirement == .trustedChains {
+                warnings.append("PASSKEYD_AAGUID_ALLOW: with PASSKEYD_ATTESTATION=\(requirement.configurationName) an authenticator can claim any AAGUID; use trusted-required")
+            }
+            if !allow.isDisjoint(with: policy.aaguidDenyList) {
+                warnings.append("PASSKEYD_AAGUID_ALLOW: some AAGUIDs are also denied; the deny-list wins")
+            }
+        }
+        if let statuses = reader.list("PASSKEYD_MDS_REFUSED_STATUSES") {
+            let known: Set<AuthenticatorStatus> = [
+                .notFIDOCertified, .fidoCertified, .userVerificationBypass, .attestationKeyCompromise, .userKeyRemoteCompromise,
+                .userKeyPhysicalCompromise, .updateAvailable, .revoked, .selfAssertionSubmitted,
+            ]
+            var refused: Set<AuthenticatorStatus> = []
+            for text in statuses {
+                let status = AuthenticatorStatus(text.uppercased())
+                if !known.contains(status) && !status.rawValue.hasPrefix("FIDO_CERTIFIED_") {
+                    warnings.append("PASSKEYD_MDS_REFUSED_STATUSES: \(status) is not an MDS3 status")
+                }
+                refused.insert(status)
+            }
+            policy.refusedStatuses = refused
+            if metadata == nil { warnings.append("PASSKEYD_MDS_REFUSED_STATUSES: no PASSKEYD_MDS_BLOB, so no status is ever known") }
+        }
+        return (policy, warnings, source)
+    }
+
+    /// Comma-separated AAGUIDs (UUID text); nil when unset.
+    static func aaguids(_ reader: Reader, _ variable: String) throws(ConfigurationError) -> [AAGUID]? {
+        guard let texts = reader.list(variable) else { return nil }
+        var result: [AAGUID] = []
+        for text in texts {
+            guard let aaguid = AAGUID(text) else { throw ConfigurationError(variable, "\"\(text)\" is not a UUID") }
+            result.append(aaguid)
+        }
+        return result
+    }
+
+    /// `PASSKEYD_MDS_BLOB` (a BLOB downloaded from the FIDO Metadata Service) and `PASSKEYD_MDS_ROOT` (PEM file(s) of
+    /// the FIDO root, comma-separated): loaded and verified now; the service does not start with a BLOB that fails.
+    static func metadata(_ reader: Reader) throws(ConfigurationError) -> (MetadataIndex?, MetadataSource?) {
+        let blob = reader.value("PASSKEYD_MDS_BLOB")
+        let roots = reader.list("PASSKEYD_MDS_ROOT")
+        switch (blob, roots) {
+        case (nil, nil): return (nil, nil)
+        case (nil, _?): throw ConfigurationError("PASSKEYD_MDS_ROOT", "set PASSKEYD_MDS_BLOB too (the BLOB this root verifies)")
+        case (_?, nil): throw ConfigurationError("PASSKEYD_MDS_BLOB", "set PASSKEYD_MDS_ROOT too (the FIDO root the BLOB must chain to)")
+        case (let blob?, let roots?):
+            let source = MetadataSource(blobPath: blob, rootPEMPaths: roots)
+            do {
+                return (try MetadataLoader.load(blobPath: blob, rootPEMPaths: roots), source)
+            } catch {
+                throw ConfigurationError("PASSKEYD_MDS_BLOB", "\(blob) does not verify: \(Self.metadataFailure(error))")
+            }
+        }
+    }
+
+    /// A metadata loading failure as one line (codes and the loader's reason; no secrets are involved).
+    public static func metadataFailure(_ error: any Error) -> String {
+        switch error {
+        case let error as MetadataLoaderError: error.debugDescription
+        case let error as WebAuthnError: "\(error.code.rawValue): \(error.reason)"
+        default: String(describing: error)
+        }
     }
 
     /// A PEM file, or a directory whose `*.pem`, `*.crt` and `*.cer` files (PEM) are read in name order.

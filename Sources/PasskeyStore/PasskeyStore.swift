@@ -26,9 +26,10 @@ public struct StoredCredential: Sendable, Hashable {
     public var nickname: String?
     public var createdAt: Date
     public var lastUsedAt: Date?
-    /// The raw attestation object and clientDataJSON from registration (audit, re-verification).
-    public var attestationObject: [UInt8]
-    public var clientDataJSON: [UInt8]
+    /// The raw attestation object and clientDataJSON from registration (audit, re-verification); nil when the read
+    /// did not load them (the authentication path leaves these kilobytes in the database).
+    public var attestationObject: [UInt8]?
+    public var clientDataJSON: [UInt8]?
     /// What registration proved about the authenticator.
     public var attestation: StoredAttestation
 
@@ -36,7 +37,7 @@ public struct StoredCredential: Sendable, Hashable {
 
     public init(
         record: CredentialRecord, algorithm: Int, aaguid: [UInt8], nickname: String?, createdAt: Date, lastUsedAt: Date?,
-        attestationObject: [UInt8], clientDataJSON: [UInt8], attestation: StoredAttestation = .none
+        attestationObject: [UInt8]?, clientDataJSON: [UInt8]?, attestation: StoredAttestation = .none
     ) {
         self.attestation = attestation
         self.record = record
@@ -83,7 +84,9 @@ public struct StoredAttestation: Sendable, Hashable {
             trust = "trusted"
             anchor = subject
         }
-        self.init(type: registration.attestationType.rawValue, trust: trust, trustAnchor: anchor)
+        self.init(
+            type: registration.attestationType.rawValue, trust: trust, trustAnchor: anchor,
+            authenticatorDescription: registration.attestationVerdict.authenticatorDescription)
     }
 }
 

@@ -22,6 +22,11 @@ public final class PostgresPasskeyStore: PasskeyStore {
         c.nickname, c.created_at, c.last_used_at, c.attestation_type, c.attestation_trust, c.trust_anchor, \
         c.authenticator_description
         """
+    /// `credentialColumns` without the audit columns (attestation object, clientDataJSON: kilobytes per row that
+    /// no ceremony needs), for the statements on the sign-in path. Same column positions.
+    static let credentialColumnsForSignIn = credentialColumns
+        .replacingOccurrences(of: "c.attestation_object", with: "NULL::bytea")
+        .replacingOccurrences(of: "c.client_data_json", with: "NULL::bytea")
     /// How many columns `credentialColumns` has.
     static let credentialColumnCount = 20
     static let userColumns = "user_handle, name, display_name, created_at"
@@ -77,8 +82,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
             nickname: try result.decode(String?.self, row: row, column: column(13)),
             createdAt: try result.decode(Date.self, row: row, column: column(14)),
             lastUsedAt: try result.decode(Date?.self, row: row, column: column(15)),
-            attestationObject: try result.decode([UInt8].self, row: row, column: column(11)),
-            clientDataJSON: try result.decode([UInt8].self, row: row, column: column(12)),
+            attestationObject: try result.decode([UInt8]?.self, row: row, column: column(11)),
+            clientDataJSON: try result.decode([UInt8]?.self, row: row, column: column(12)),
             attestation: StoredAttestation(
                 type: try result.decode(String.self, row: row, column: column(16)),
                 trust: try result.decode(String.self, row: row, column: column(17)),
@@ -156,7 +161,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 DELETE FROM ceremonies WHERE challenge = $1 AND kind = 'authentication'
                 RETURNING user_handle, state, expires_at, expires_at > now() AS fresh
             )
-            SELECT t.user_handle, t.state, t.expires_at, t.fresh, \(credentialColumns), u.name, u.display_name, u.created_at
+            SELECT t.user_handle, t.state, t.expires_at, t.fresh, \(credentialColumnsForSignIn), u.name, u.display_name, u.created_at
               FROM (SELECT 1) AS one
               LEFT JOIN taken t ON true
               LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = $2
@@ -246,9 +251,9 @@ public final class PostgresPasskeyStore: PasskeyStore {
                  WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
                 RETURNING *
             )
-            SELECT true, \(credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+            SELECT true, \(credentialColumnsForSignIn) FROM updated c JOIN users u ON u.id = c.user_id
             UNION ALL
-            SELECT false, \(credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id
+            SELECT false, \(credentialColumnsForSignIn) FROM credentials c JOIN users u ON u.id = c.user_id
              WHERE c.id = $1 AND NOT EXISTS (SELECT 1 FROM updated)
             """,
         parameterTypes: [.bytea, .int8, .bool, .bool, .bool])

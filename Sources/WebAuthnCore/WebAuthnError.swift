@@ -100,6 +100,38 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
         /// The signature counter did not increase: a possibly cloned authenticator.
         public static let signCountRegressed = Code(rawValue: "sign_count_regressed")
 
+        // safetynet / metadata / policy (issue 4)
+        /// A JWS (compact serialization) is malformed: not three base64url parts, header or payload not JSON,
+        /// missing or unparseable `x5c`.
+        public static let jwsMalformed = Code(rawValue: "jws_malformed")
+        /// The JWS `alg` is not one this server verifies (ES256/384/512, RS256/384/512, PS256/384/512, EdDSA), or
+        /// does not fit the signing certificate's key.
+        public static let jwsAlgorithmUnsupported = Code(rawValue: "jws_algorithm_unsupported")
+        /// The JWS signature does not verify with the leaf certificate of its `x5c`.
+        public static let jwsSignatureInvalid = Code(rawValue: "jws_signature_invalid")
+        /// android-safetynet: the leaf certificate of the response is not issued to `attest.android.com`.
+        public static let safetyNetHostnameMismatch = Code(rawValue: "safetynet_hostname_mismatch")
+        /// android-safetynet: `nonce` is not base64(SHA-256(authenticatorData ‖ clientDataHash)).
+        public static let safetyNetNonceMismatch = Code(rawValue: "safetynet_nonce_mismatch")
+        /// android-safetynet: `ctsProfileMatch` is not true (and the policy requires it).
+        public static let safetyNetCTSProfileMismatch = Code(rawValue: "safetynet_cts_profile_mismatch")
+        /// android-safetynet: `timestampMs` is missing, older than the policy's maximum age, or in the future.
+        public static let safetyNetTimestampInvalid = Code(rawValue: "safetynet_timestamp_invalid")
+        /// The authenticator's AAGUID is on the relying party's deny-list.
+        public static let aaguidDenied = Code(rawValue: "aaguid_denied")
+        /// The relying party has an AAGUID allow-list and the authenticator's AAGUID is not on it.
+        public static let aaguidNotAllowed = Code(rawValue: "aaguid_not_allowed")
+        /// FIDO metadata reports a status the policy refuses for this authenticator (REVOKED, a key compromise, ...).
+        public static let authenticatorStatusRefused = Code(rawValue: "authenticator_status_refused")
+        /// The metadata BLOB is not a well-formed MDS3 JWT (structure, JSON, dates).
+        public static let metadataMalformed = Code(rawValue: "metadata_malformed")
+        /// The metadata BLOB's signature does not verify with its x5c leaf.
+        public static let metadataSignatureInvalid = Code(rawValue: "metadata_signature_invalid")
+        /// The metadata BLOB's x5c chain does not reach the configured FIDO root at the given time.
+        public static let metadataUntrusted = Code(rawValue: "metadata_untrusted")
+        /// The metadata BLOB's `nextUpdate` has passed: it is stale and must be refreshed.
+        public static let metadataExpired = Code(rawValue: "metadata_expired")
+
         // tpm / android-key / apple (issue 4)
         // MARK: tpm (§8.3)
         /// `ver` is not "2.0".

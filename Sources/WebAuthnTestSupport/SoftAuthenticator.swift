@@ -13,6 +13,8 @@ public enum SoftAttestation: Sendable {
     case packedFull(TestAttestationCA)
     /// fido-u2f with a certificate from `ca`; forces an all-zero AAGUID and an ES256 credential.
     case fidoU2F(TestAttestationCA)
+    /// android-safetynet: a SafetyNet JWS signed by a certificate for attest.android.com from the options' CA.
+    case androidSafetyNet(SoftSafetyNet)
     /// tpm (§8.3): an AIK certificate from `ca` (see ``RegistrationKnobs/tpm``); RSA or EC credential keys.
     case tpm(TestAttestationCA)
     /// android-key (§8.4): a Keystore certificate for the credential key from `ca` (see ``RegistrationKnobs/androidKey``).
@@ -128,7 +130,7 @@ public struct SoftCredential: Sendable {
 }
 
 /// A WebAuthn authenticator plus client in software: produces the JSON a browser would send, for every algorithm
-/// the engine supports and for `none`, `packed` (self and full) and `fido-u2f`, with knobs to break each step.
+/// the engine supports and for `none`, `packed` (self and full), `fido-u2f` and `android-safetynet`, with knobs to break each step.
 public enum SoftAuthenticator {
     public enum Failure: Error { case badOptions(String) }
 
@@ -214,6 +216,12 @@ public enum SoftAuthenticator {
             statement = .map([
                 CBORMapEntry(.text("sig"), .bytes(try attestationKey.sign(verificationData, algorithm: .es256))),
                 CBORMapEntry(.text("x5c"), .array([.bytes(certificate.derEncoded)])),
+            ])
+        case .androidSafetyNet(let options):
+            fmt = "android-safetynet"
+            statement = .map([
+                CBORMapEntry(.text("ver"), .text("14366018")),
+                CBORMapEntry(.text("response"), .bytes(try options.statement(signed: signed))),
             ])
         case .tpm(let ca):
             fmt = "tpm"

@@ -483,6 +483,61 @@ struct ObservabilitySettingsTests {
         #expect(settings.relyingParty.attestation.androidKeyAllowSoftwareEnforcedUnsafe == false)
     }
 
+    @Test("PASSKEYD_ATTESTATION: none / any-verified / self-ok / trusted-required; self-ok and trusted-required need roots")
+    func attestationRequirements() throws {
+        #expect(try Settings(Self.environment(["PASSKEYD_ATTESTATION": "none"])).relyingParty.attestation.requirement == .anyVerified)
+        #expect(Self.error(["PASSKEYD_ATTESTATION": "self-ok"])?.variable == "PASSKEYD_ATTESTATION")
+        #expect(Self.error(["PASSKEYD_ATTESTATION": "paranoid"])?.variable == "PASSKEYD_ATTESTATION")
+        let roots = try Self.trustRootDirectory(count: 1)
+        let selfOK = try Settings(Self.environment(["PASSKEYD_ATTESTATION": "self-ok", "PASSKEYD_TRUST_ROOTS_ANDROID_SAFETYNET": roots]))
+        #expect(selfOK.relyingParty.attestation.requirement == .selfOrTrusted)
+        #expect(selfOK.relyingParty.attestation.conveyance == "direct", "self-ok refuses none, so it asks for an attestation")
+        #expect(Array(selfOK.relyingParty.attestation.trustAnchors.keys) == ["android-safetynet"])
+    }
+
+    @Test("AAGUID allow- and deny-lists: UUIDs, the deny-list wins, an allow-list under any-verified is a warning")
+    func aaguidLists() throws {
+        let a = "ee882879-721c-4913-9775-3dfcce97072a", b = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
+        let settings = try Settings(Self.environment(["PASSKEYD_AAGUID_ALLOW": "\(a),\(b)", "PASSKEYD_AAGUID_DENY": b]))
+        #expect(settings.relyingParty.attestation.aaguidAllowList == Set([AAGUID(a)!, AAGUID(b)!]))
+        #expect(settings.relyingParty.attestation.aaguidDenyList == [AAGUID(b)!])
+        #expect(settings.warnings.contains { $0.contains("PASSKEYD_AAGUID_ALLOW") && $0.contains("any-verified") })
+        #expect(settings.warnings.contains { $0.contains("deny-list wins") })
+        #expect(Self.error(["PASSKEYD_AAGUID_DENY": "not-a-uuid"])?.variable == "PASSKEYD_AAGUID_DENY")
+        #expect(try Settings(Self.environment()).relyingParty.attestation.aaguidAllowList == nil)
+    }
+
+    @Test("PASSKEYD_MDS_BLOB + PASSKEYD_MDS_ROOT: a verified BLOB becomes the metadata index; a tampered one stops the start")
+    func metadataBLOB() throws {
+        let mds = try TestMetadataService()
+        let aaguid = AAGUID("ee882879-721c-4913-9775-3dfcce97072a")!
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-mds-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let blob = directory.appendingPathComponent("blob.jwt"), tampered = directory.appendingPathComponent("tampered.jwt")
+        let root = directory.appendingPathComponent("root.pem")
+        try Data(try mds.blob(entries: [.init(aaguid: aaguid)], number: 7)).write(to: blob)
+        try Data(try mds.blob(entries: [.init(aaguid: aaguid)], number: 7, corruptSignature: true)).write(to: tampered)
+        try Data(Self.pem(mds.root.root).utf8).write(to: root)
+
+        let settings = try Settings(Self.environment([
+            "PASSKEYD_ATTESTATION": "trusted-required", "PASSKEYD_MDS_BLOB": blob.path, "PASSKEYD_MDS_ROOT": root.path,
+            "PASSKEYD_MDS_REFUSED_STATUSES": "REVOKED,UPDATE_AVAILABLE,MADE_UP",
+        ]))
+        let metadata = try #require(settings.relyingParty.attestation.metadata, "trusted-required is satisfied by metadata alone")
+        #expect(metadata.serialNumber == 7 && metadata.entries.count == 1)
+        #expect(settings.metadataSource == Settings.MetadataSource(blobPath: blob.path, rootPEMPaths: [root.path]))
+        #expect(settings.relyingParty.attestation.refusedStatuses == [.revoked, .updateAvailable, AuthenticatorStatus("MADE_UP")])
+        #expect(settings.warnings.contains { $0.contains("MADE_UP is not an MDS3 status") })
+
+        let refused = Self.error(["PASSKEYD_MDS_BLOB": tampered.path, "PASSKEYD_MDS_ROOT": root.path])
+        #expect(refused?.variable == "PASSKEYD_MDS_BLOB" && refused?.problem.contains("metadata_signature_invalid") == true, "\(String(describing: refused))")
+        let otherRoot = try Self.trustRootDirectory(count: 1)
+        let untrusted = Self.error(["PASSKEYD_MDS_BLOB": blob.path, "PASSKEYD_MDS_ROOT": otherRoot + "/root0.pem"])
+        #expect(untrusted?.variable == "PASSKEYD_MDS_BLOB" && untrusted?.problem.contains("metadata_untrusted") == true, "\(String(describing: untrusted))")
+        #expect(Self.error(["PASSKEYD_MDS_BLOB": blob.path])?.variable == "PASSKEYD_MDS_BLOB", "a BLOB without its root")
+        #expect(Self.error(["PASSKEYD_MDS_ROOT": root.path])?.variable == "PASSKEYD_MDS_ROOT", "a root without a BLOB")
+    }
+
     @Test("unknown PASSKEYD_ variables and suspicious origins are warnings")
     func warnings() throws {
         let settings = try Settings(

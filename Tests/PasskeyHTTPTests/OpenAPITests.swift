@@ -311,7 +311,7 @@ struct ObservedReply: Sendable {
     var errorCode: String? { json?["error"]?["code"]?.stringValue }
 }
 
-/// An application with every feature on: API keys, admin keys, metrics.
+/// An application with every feature on: API keys, admin keys, metrics, the FIDO conformance binding.
 struct OpenAPIHarness {
     static let origin = "https://openapi.passkeyd.test"
     static let apiKey = "api-key-1"
@@ -328,7 +328,8 @@ struct OpenAPIHarness {
         // Metrics on (so /metrics is routed), into a no-op factory: the global one may belong to another test.
         let configuration = HTTPConfiguration(
             apiKeys: apiKeys, adminKeys: adminKeys, metricsFactory: NOOPMetricsHandler.instance,
-            metricsExporter: { Array("# TYPE passkeyd_up gauge\npasskeyd_up 1\n".utf8) }, demoPage: true)
+            metricsExporter: { Array("# TYPE passkeyd_up gauge\npasskeyd_up 1\n".utf8) }, conformanceBinding: true,
+            demoPage: true)
         router = buildRouter(service: service, configuration: configuration)
         app = Application(responder: RouteRecorder(router: router.buildResponder()))
     }

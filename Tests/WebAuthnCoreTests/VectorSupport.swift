@@ -105,6 +105,9 @@ enum Vectors {
             rp.attestation = AttestationPolicy(requirement: .trustedRequired, trustAnchors: byFormat)
             rp.attestation.trustLastCertificateUnsafe = partial
         }
+        if (json["verification_time"] as? [String: Any])?["source_disables_safetynet_timestamp_check"] as? Bool == true {
+            rp.attestation.safetyNet.skipTimestampCheckUnsafe = true
+        }
         return rp
     }
 
@@ -132,6 +135,8 @@ enum Vectors {
         "attestation chain does not verify to the configured trust anchor": [.attestationUntrusted],
         "unsupported or malformed attestation fmt": [.unsupportedAttestationFormat, .malformedAttestationObject],
         "id-fido-gen-ce-aaguid extension does not match authData AAGUID": [.attestationAAGUIDMismatch],
+        "SafetyNet ctsProfileMatch is false": [.safetyNetCTSProfileMismatch],
+        "SafetyNet leaf certificate hostname is not attest.android.com": [.safetyNetHostnameMismatch],
         "android-key authorization lists empty (fails §8.4 origin/purpose checks)": [.androidKeyOriginInvalid],
     ]
 }

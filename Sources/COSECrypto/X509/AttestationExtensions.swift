@@ -154,7 +154,7 @@ extension AndroidKeyDescription {
                 remaining >>= 7
             } while remaining > 0
             for index in 0..<(digits.count - 1) { digits[index] |= 0x80 }
-            return [0xBF] + digits + derLengthOctets(inner.count) + inner
+            return [0xBF] + digits + derLength(inner.count) + inner
         }
         func list(_ list: AuthorizationList) -> [UInt8] {
             var body: [UInt8] = []
@@ -209,19 +209,4 @@ extension Certificate {
     }
 }
 
-// MARK: - DER writing for test attestations (the builder in CertificateBuilder.swift has its own private copy)
-
-private func derLengthOctets(_ count: Int) -> [UInt8] {
-    if count < 0x80 { return [UInt8(count)] }
-    var bytes: [UInt8] = []
-    var remaining = count
-    while remaining > 0 {
-        bytes.insert(UInt8(remaining & 0xFF), at: 0)
-        remaining >>= 8
-    }
-    return [0x80 | UInt8(bytes.count)] + bytes
-}
-
-private func derTLV(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
-    [tag] + derLengthOctets(body.count) + body
-}
+// DER writing for test attestations uses `derTLV` / `derLength` from CertificateBuilder.swift.

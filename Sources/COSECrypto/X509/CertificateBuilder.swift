@@ -310,9 +310,9 @@ public struct CertificateBuilder: Sendable {
     }
 }
 
-// MARK: - minimal DER encoding for extension values
+// MARK: - minimal DER encoding for extension values (also used by AttestationExtensions.swift)
 
-private func derLength(_ count: Int) -> [UInt8] {
+func derLength(_ count: Int) -> [UInt8] {
     if count < 0x80 { return [UInt8(count)] }
     var bytes: [UInt8] = []
     var remaining = count
@@ -323,7 +323,7 @@ private func derLength(_ count: Int) -> [UInt8] {
     return [0x80 | UInt8(bytes.count)] + bytes
 }
 
-private func derTLV(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
+func derTLV(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
     [tag] + derLength(body.count) + body
 }
 

@@ -75,6 +75,41 @@ public struct AttestationPolicy: Sendable {
         case anyVerified
         /// Accept only attestations whose certificate chain reaches a configured trust anchor.
         case trustedRequired
+        /// Accept self attestation and chains that reach a trust anchor; refuse `none` and chains that reach
+        /// no anchor. Proves the authenticator holds the credential key and signed this very authenticator data,
+        /// without requiring a vendor PKI.
+        case selfOrTrusted
+        /// Accept `none` and self attestation (recorded as such: they prove nothing about the authenticator's make)
+        /// and chains that reach a trust anchor; refuse chains that reach no anchor (§7.1 step 24: an attestation
+        /// that verified but is not trustworthy "SHOULD fail"). What the FIDO conformance tools expect.
+        case trustedChains
+
+        /// Whether a `none` attestation is refused.
+        var refusesNone: Bool { self == .selfOrTrusted || self == .trustedRequired }
+
+        /// The requirement for a configuration value.
+        /// - Parameter configurationName: `"none"` or `"any-verified"`, `"trusted-chains"`, `"self-ok"`,
+        ///   `"trusted-required"` (case-sensitive).
+        /// - Returns: nil for any other value.
+        public init?(configurationName: String) {
+            switch configurationName {
+            case "none", "any-verified": self = .anyVerified
+            case "self-ok": self = .selfOrTrusted
+            case "trusted-required": self = .trustedRequired
+            case "trusted-chains": self = .trustedChains
+            default: return nil
+            }
+        }
+
+        /// The canonical configuration name (`any-verified`, `trusted-chains`, `self-ok`, `trusted-required`).
+        public var configurationName: String {
+            switch self {
+            case .anyVerified: "any-verified"
+            case .selfOrTrusted: "self-ok"
+            case .trustedRequired: "trusted-required"
+            case .trustedChains: "trusted-chains"
+            }
+        }
     }
 
     public var requirement: Requirement
@@ -84,6 +119,21 @@ public struct AttestationPolicy: Sendable {
     public var trustLastCertificateUnsafe: Bool = false
     /// Which attestation conveyance to ask for in creation options.
     public var conveyance: String
+
+    // MARK: safetynet / metadata / policy (issue 4)
+    /// When set, only authenticators whose AAGUID is listed may register (checked at §7.1 step 24). An AAGUID is
+    /// only as trustworthy as the attestation vouching for it: pair an allow-list with `.trustedRequired`.
+    public var aaguidAllowList: Set<AAGUID>? = nil
+    /// Authenticators whose AAGUID is listed are refused (`aaguid_denied`), whatever the attestation.
+    public var aaguidDenyList: Set<AAGUID> = []
+    /// FIDO Metadata status reports that make registration fail (`authenticator_status_refused`) when any report
+    /// of the authenticator's metadata entry has one of them.
+    public var refusedStatuses: Set<AuthenticatorStatus> = AuthenticatorStatus.defaultRefused
+    /// A verified FIDO Metadata Service BLOB: its statements' attestationRootCertificates become trust anchors for
+    /// their authenticator, their status reports are checked, their description/icon go into the verdict.
+    public var metadata: MetadataIndex? = nil
+    /// android-safetynet options (ctsProfileMatch, timestamp window).
+    public var safetyNet: SafetyNetPolicy = SafetyNetPolicy()
 
     /// Accept any attestation that verifies; ask for none. The default for a consumer passkey service.
     public static let `default` = AttestationPolicy(requirement: .anyVerified, trustAnchors: [:], conveyance: "none")

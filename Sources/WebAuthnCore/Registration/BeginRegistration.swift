@@ -62,7 +62,7 @@ extension RelyingParty {
 
         var conveyance = request.attestation.flatMap { OptionValues.conveyances.contains($0) ? $0 : nil }
             ?? attestation.conveyance
-        if attestation.requirement == .trustedRequired, conveyance == "none" { conveyance = "direct" }
+        if attestation.requirement.refusesNone, conveyance == "none" { conveyance = "direct" }
 
         var extensions = request.extensions ?? [:]
         extensions["credProps"] = .bool(true)

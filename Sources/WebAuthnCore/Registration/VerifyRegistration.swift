@@ -130,7 +130,8 @@ extension RelyingParty {
                 statement: statement, authenticatorData: authenticatorData, attestedCredential: attested,
                 clientDataHash: clientDataHash, credentialKey: credentialKey, policy: attestation, time: now))
         // Steps 23–24: "obtain a list of acceptable trust anchors ... Assess the attestation trustworthiness."
-        let trust = try AttestationTrustAssessment.assess(outcome, format: fmt, policy: attestation, time: now)
+        let assessment = try AttestationTrustAssessment.assess(
+            outcome, format: fmt, aaguid: attested.aaguid, policy: attestation, time: now)
 
         // Step 25: "Verify that the credentialId is ≤ 1023 bytes."
         guard attested.credentialID.count <= 1023 else {
@@ -146,8 +147,13 @@ extension RelyingParty {
         return VerifiedRegistration(
             credentialID: attested.credentialID, publicKey: attested.publicKeyBytes, algorithm: credentialKey.algorithm,
             signCount: authenticatorData.signCount, aaguid: attested.aaguid, attestationFormat: fmt,
-            attestationType: outcome.type, attestationTrust: trust,
+            attestationType: outcome.type, attestationTrust: assessment.trust,
             attestationCertificates: outcome.certificates.map(\.derEncoded),
+            attestationVerdict: AttestationVerdict(
+                format: fmt, type: outcome.type, trust: assessment.trust, aaguid: AAGUID(bytes: attested.aaguid),
+                trustPath: outcome.certificates.map(\.derEncoded), trustAnchorSource: assessment.anchorSource,
+                authenticatorDescription: assessment.metadata?.description, authenticatorIcon: assessment.metadata?.icon,
+                metadataStatuses: assessment.metadata?.statusReports.map(\.status) ?? []),
             userVerified: flags.contains(.userVerified), backupEligible: flags.contains(.backupEligible),
             backupState: flags.contains(.backupState),
             transports: (response.response.transports ?? []).filter { knownTransports.contains($0) },

@@ -24,6 +24,38 @@ public enum AttestationTrust: Sendable, Hashable {
     case trusted(anchorSubject: String)
 }
 
+/// Where the trust anchor that ended an attestation chain came from.
+public enum TrustAnchorSource: String, Sendable, Hashable, Codable {
+    /// The relying party's configured roots for the format.
+    case configured
+    /// The authenticator's FIDO metadata statement (`attestationRootCertificates`).
+    case metadata
+}
+
+/// Everything registration established about the authenticator (§7.1 steps 21–24), to store with the
+/// credential and show to administrators.
+public struct AttestationVerdict: Sendable, Hashable {
+    /// The attestation statement format (`fmt`).
+    public let format: String
+    /// The attestation type the format's procedure established.
+    public let type: AttestationType
+    /// The trust assessment.
+    public let trust: AttestationTrust
+    /// The authenticator's AAGUID (all zero for U2F and many platform authenticators).
+    public let aaguid: AAGUID?
+    /// The attestation trust path (x5c, DER, leaf first); empty for none/self.
+    public let trustPath: [[UInt8]]
+    /// Where the anchor of a trusted chain came from; nil unless the trust is `.trusted`.
+    public let trustAnchorSource: TrustAnchorSource?
+    /// `metadataStatement.description` from FIDO metadata, when the authenticator has an entry.
+    public let authenticatorDescription: String?
+    /// `metadataStatement.icon` (a `data:` URL) from FIDO metadata.
+    public let authenticatorIcon: String?
+    /// The statuses of the entry's status reports, in BLOB order (none refused by the policy, or registration
+    /// would have failed).
+    public let metadataStatuses: [AuthenticatorStatus]
+}
+
 /// A registration that passed every verification step. Only the engine creates these; storage accepts
 /// nothing else, so an unverified response cannot reach the credential table.
 public struct VerifiedRegistration: Sendable {
@@ -39,6 +71,8 @@ public struct VerifiedRegistration: Sendable {
     public let attestationTrust: AttestationTrust
     /// The attestation certificates (DER, leaf first), when the format has them.
     public let attestationCertificates: [[UInt8]]
+    /// The attestation verdict: format, type, trust, AAGUID, trust path and what FIDO metadata says.
+    public let attestationVerdict: AttestationVerdict
     public let userVerified: Bool
     public let backupEligible: Bool
     public let backupState: Bool

@@ -36,6 +36,7 @@ enum AttestationFormats {
         NoneAttestation.identifier: NoneAttestation.self,
         PackedAttestation.identifier: PackedAttestation.self,
         FIDOU2FAttestation.identifier: FIDOU2FAttestation.self,
+        AndroidSafetyNetAttestation.identifier: AndroidSafetyNetAttestation.self,
         // tpm / android-key / apple (issue 4)
         TPMAttestation.identifier: TPMAttestation.self,
         AndroidKeyAttestation.identifier: AndroidKeyAttestation.self,
