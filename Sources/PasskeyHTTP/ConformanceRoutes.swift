@@ -152,34 +152,17 @@ extension API {
     /// reached the session (success or failure), not by one refused before (401, 413, no readable cookie).
     func handleConformance(
         _ request: Request, _ context: BasicRequestContext, _ operation: Operation, ending: ConformanceSession?,
-        _ body: @Sendable ([UInt8]) async throws -> Response
+        _ body: @escaping @Sendable ([UInt8]) async throws -> Response
     ) async -> Response {
-        let start = ContinuousClock.now
-        var response: Response
-        var failed: FailedRequest?
-        do {
-            try authorize(request, operation.access)
-            var request = request
-            let buffer: ByteBuffer
-            do {
-                buffer = try await request.collectBody(upTo: configuration.maxBodyBytes)
-            } catch {
-                throw APIError.bodyTooLarge
+        await handle(
+            request, context, operation, failureBody: { $0.conformanceBody },
+            adjust: { response, failed in
+                // A result that reached its session (a readable cookie, authorised, body read) ended it.
+                if let ending, ending.challenge(in: request) != nil, ![401, 413].contains(failed?.error.status) {
+                    response.setCookie(ending.expired)
+                }
             }
-            response = try await body(Array(buffer.readableBytesView))
-        } catch {
-            let failure = FailedRequest(error)
-            response = rawJSON(status: HTTPResponse.Status(code: failure.error.status), failure.error.conformanceBody)
-            failed = failure
-        }
-        // A result that reached its session (a readable cookie, authorised, body read) ended it: clear the cookie.
-        if let ending, ending.challenge(in: request) != nil, ![401, 413].contains(failed?.error.status) {
-            response.setCookie(ending.expired)
-        }
-        let duration = ContinuousClock.now - start
-        metrics.record(operation: operation.name, code: failed?.error.code, duration: duration)
-        logOutcome(context.logger, operation, status: Int(response.status.code), failed, duration)
-        return response
+        ) { bytes, _ in try await body(bytes) }
     }
 
     /// The challenge lifetime in whole seconds (at least 1), for the cookie's Max-Age.

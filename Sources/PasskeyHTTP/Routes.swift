@@ -123,12 +123,17 @@ struct API: Sendable {
     /// Authenticates, reads the body (capped), runs `body`, and turns every failure into a JSON error response.
     /// Every request is counted and timed; failures are logged at `info` (`warning` for 5xx) with the error's
     /// detail, successes at `debug`. Bodies, keys and headers are never logged.
+    /// - Parameters:
+    ///   - failureBody: the error body (the FIDO conformance binding has its own shape).
+    ///   - adjust: last changes to the reply, knowing the failure if any (e.g. clearing a session cookie).
     func handle(
         _ request: Request, _ context: BasicRequestContext, _ operation: Operation,
+        failureBody: (APIError) -> [UInt8] = { $0.jsonBody },
+        adjust: (inout Response, FailedRequest?) -> Void = { _, _ in },
         _ body: @Sendable ([UInt8], BasicRequestContext) async throws -> Response
     ) async -> Response {
         let start = ContinuousClock.now
-        let response: Response
+        var response: Response
         var failed: FailedRequest?
         do {
             try authorize(request, operation.access)
@@ -142,9 +147,10 @@ struct API: Sendable {
             response = try await body(Array(buffer.readableBytesView), context)
         } catch {
             let failure = FailedRequest(error)
-            response = self.failure(failure.error)
+            response = rawJSON(status: HTTPResponse.Status(code: failure.error.status), failureBody(failure.error))
             failed = failure
         }
+        adjust(&response, failed)
         let duration = ContinuousClock.now - start
         metrics.record(operation: operation.name, code: failed?.error.code, duration: duration)
         logOutcome(context.logger, operation, status: Int(response.status.code), failed, duration)
