@@ -100,9 +100,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     // MARK: users and credentials
 
+    static let userNamed = PGPreparedStatement(
+        name: "passkeyd_user_named", sql: "SELECT \(userColumns) FROM users WHERE name = $1", parameterTypes: [.text],
+        isIdempotent: true)
+
+    /// Begin (both ceremonies) looks the user up by name: prepared.
     public func user(named name: String) async throws(StoreError) -> StoredUser? {
         try await run { connection in
-            let result = try connection.execute("SELECT user_handle, name, display_name, created_at FROM users WHERE name = \(name)")
+            let result = try connection.executePrepared(Self.userNamed, [name])
             return result.rowCount == 0 ? nil : try Self.user(from: result, row: 0)
         }
     }
@@ -114,11 +119,15 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
+    static let credentialsOfUser = PGPreparedStatement(
+        name: "passkeyd_credentials_of_user",
+        sql: "SELECT \(credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE u.user_handle = $1 ORDER BY c.created_at, c.id",
+        parameterTypes: [.bytea], isIdempotent: true)
+
+    /// Begin with a known user lists their credentials (allow/exclude lists): prepared.
     public func credentials(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredCredential] {
         try await run { connection in
-            let result = try connection.execute(PGQuery(
-                unsafeSQL: "SELECT \(Self.credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE u.user_handle = $1 ORDER BY c.created_at, c.id",
-                bindings: [handle]))
+            let result = try connection.executePrepared(Self.credentialsOfUser, [handle])
             return try (0..<result.rowCount).compactMap { try Self.credential(from: result, row: $0) }
         }
     }
@@ -134,21 +143,34 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     // MARK: ceremonies
 
+    static let saveCeremonyStatement = PGPreparedStatement(
+        name: "passkeyd_save_ceremony",
+        sql: "INSERT INTO ceremonies (challenge, kind, user_handle, state, expires_at) VALUES ($1, $2, $3, $4, $5)",
+        parameterTypes: [.bytea, .text, .bytea, .bytea, .timestamptz])
+
+    /// Every begin: prepared.
     public func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError) {
         try await run { connection in
-            _ = try connection.execute("""
-                INSERT INTO ceremonies (challenge, kind, user_handle, state, expires_at)
-                VALUES (\(ceremony.challenge), \(ceremony.kind.rawValue), \(ceremony.userHandle), \(ceremony.state), \(ceremony.expiresAt))
-                """)
+            var bindings = PGBindings()
+            bindings.append(ceremony.challenge)
+            bindings.append(ceremony.kind.rawValue)
+            bindings.append(ceremony.userHandle)
+            bindings.append(ceremony.state)
+            bindings.append(ceremony.expiresAt)
+            _ = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
         }
     }
 
     /// Deletes the ceremony whatever its age (single use) and returns it only if it has not expired (database clock).
-    static let takeSQL = "DELETE FROM ceremonies WHERE challenge = $1 AND kind = $2 RETURNING user_handle, state, expires_at, expires_at > now()"
+    static let takeCeremonyStatement = PGPreparedStatement(
+        name: "passkeyd_take_ceremony",
+        sql: "DELETE FROM ceremonies WHERE challenge = $1 AND kind = $2 RETURNING user_handle, state, expires_at, expires_at > now()",
+        parameterTypes: [.bytea, .text])
 
+    /// Registration finish: prepared.
     public func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony? {
         try await run { connection in
-            let result = try connection.execute(PGQuery(unsafeSQL: Self.takeSQL, bindings: [challenge, kind.rawValue]))
+            let result = try connection.executePrepared(Self.takeCeremonyStatement, [challenge, kind.rawValue])
             return result.rowCount == 0 ? nil : try Self.ceremony(from: result, row: 0, challenge: challenge, kind: kind)
         }
     }
@@ -197,40 +219,65 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     // MARK: writes
 
+    /// One statement, one round trip: insert the user if new (`ON CONFLICT (user_handle) DO NOTHING`), take the
+    /// owner (new or existing), insert the credential, return both. A duplicate credential id or a name taken by
+    /// another handle is a unique violation (mapped by ``map(_:)``); nothing is written then.
+    ///
+    /// The statement's snapshot predates a user row committed by a concurrent registration of the same new user
+    /// (the `ON CONFLICT` waits for it, then does nothing, and the `SELECT` cannot see it): then no owner is found,
+    /// nothing is inserted, and the statement runs once more with a fresh snapshot.
+    static let registerStatement = PGPreparedStatement(
+        name: "passkeyd_register",
+        sql: """
+            WITH new_user AS (
+                INSERT INTO users (user_handle, name, display_name) VALUES ($1, $2, $3)
+                ON CONFLICT (user_handle) DO NOTHING
+                RETURNING id, \(userColumns)
+            ), owner AS (
+                SELECT id, \(userColumns) FROM new_user
+                UNION ALL
+                SELECT id, \(userColumns) FROM users WHERE user_handle = $1
+            ), inserted AS (
+                INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backup_state,
+                    uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname,
+                    attestation_type, attestation_trust, trust_anchor, authenticator_description)
+                SELECT $4, id, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20
+                  FROM owner LIMIT 1
+                RETURNING *
+            )
+            SELECT u.user_handle, u.name, u.display_name, u.created_at, \(credentialColumns)
+              FROM inserted c JOIN owner u ON u.id = c.user_id
+            """,
+        parameterTypes: [
+            .bytea, .text, .text, .bytea, .bytea, .int4, .int8, .bool, .bool, .bool, .textArray, .uuid, .text, .bytea, .bytea,
+            .text, .text, .text, .text, .text,
+        ])
+
     public func register(
         _ registration: VerifiedRegistration, nickname: String?
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
         let entity = registration.user
         let record = registration.credentialRecord
-        let aaguid = Self.uuid(registration.aaguid)
-        let algorithm = Int32(registration.algorithm.rawValue)
-        let attestationObject = registration.attestationObject
-        let clientDataJSON = registration.clientDataJSON
         let verdict = StoredAttestation(registration)
-        return try await run(transaction: true) { connection in
-            _ = try connection.execute("""
-                INSERT INTO users (user_handle, name, display_name) VALUES (\(entity.id), \(entity.name), \(entity.displayName))
-                ON CONFLICT (user_handle) DO NOTHING
-                """)
-            let users = try connection.execute("SELECT user_handle, name, display_name, created_at FROM users WHERE user_handle = \(entity.id)")
-            let user = try Self.user(from: users, row: 0)
-            _ = try connection.execute("""
-                INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backup_state,
-                    uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname,
-                    attestation_type, attestation_trust, trust_anchor, authenticator_description)
-                SELECT \(record.id), id, \(record.publicKey), \(algorithm), \(Int64(record.signCount)), \(record.backupEligible),
-                    \(record.backupState), \(record.uvInitialized), \(record.transports), \(aaguid), \(record.attestationFormat),
-                    \(attestationObject), \(clientDataJSON), \(nickname), \(verdict.type), \(verdict.trust), \(verdict.trustAnchor),
-                    \(verdict.authenticatorDescription)
-                  FROM users WHERE user_handle = \(entity.id)
-                """)
-            let stored = try connection.execute(PGQuery(
-                unsafeSQL: "SELECT \(Self.credentialColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1",
-                bindings: [record.id]))
-            guard let credential = try Self.credential(from: stored, row: 0) else {
-                throw StoreError(.unavailable, "credential vanished inside its own transaction")
+        var bindings: PGBindings = [
+            entity.id, entity.name, entity.displayName, record.id, record.publicKey, Int32(registration.algorithm.rawValue),
+            Int64(record.signCount), record.backupEligible, record.backupState, record.uvInitialized, record.transports,
+            Self.uuid(registration.aaguid), record.attestationFormat, registration.attestationObject, registration.clientDataJSON,
+        ]
+        bindings.append(nickname)
+        bindings.append(verdict.type)
+        bindings.append(verdict.trust)
+        bindings.append(verdict.trustAnchor)
+        bindings.append(verdict.authenticatorDescription)
+        let parameters = bindings
+        return try await run { connection in
+            for _ in 0..<2 {
+                let result = try connection.executePrepared(Self.registerStatement, parameters)
+                guard result.rowCount == 1 else { continue }  // a concurrent first registration of this user: again
+                guard let credential = try Self.credential(from: result, row: 0, offset: 4) else { break }
+                return (try Self.user(from: result, row: 0), credential)
             }
-            return (user, credential)
+            throw StoreError(.userConflict, "the user changed during registration")
         }
     }
 

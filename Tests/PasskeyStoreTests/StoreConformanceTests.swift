@@ -126,6 +126,22 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func concurrentFirstRegistrationsOfOneUserAllLand(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        // Eight credentials of one new user, registered at once: one user row, eight credentials, no error.
+        let registrations = try (0..<8).map { _ in try Registrations.make(handle: Registrations.handle(11), name: "gina") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for registration in registrations {
+                group.addTask { _ = try await store.register(registration, nickname: nil) }
+            }
+            try await group.waitForAll()
+        }
+        let user = try #require(try await store.user(named: "gina"))
+        #expect(user.handle == Registrations.handle(11))
+        #expect(try await store.credentials(ofUser: user.handle).count == 8)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func pingAnswers(_ subject: StoreUnderTest) async throws {
         try await (try await subject.make()).ping()
     }
