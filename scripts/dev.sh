@@ -2,9 +2,9 @@
 # passkeyd developer entry point: the two README commands.
 #
 #   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
-#   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then the README's
-#                         curl walkthrough (scripts/smoke.sh) against a running passkeyd, then the browser tests of
-#                         the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too)
+#   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then release builds
+#                         and, against them, the README's curl walkthrough (scripts/smoke.sh) and the browser tests
+#                         of the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too)
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
@@ -51,10 +51,13 @@ test)
     export PASSKEYD_TEST_DATABASE_URL="$(scripts/postgres.sh url)"
     swift build --build-tests
     swift test --skip-build
-    # The README's curl walkthrough against a real passkeyd process.
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$(swift build --show-bin-path)"
-    # The demo page in a real browser (Chromium's WebAuthn virtual authenticators) against real passkeyd processes.
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$(swift build --show-bin-path)"
+    # The release build `run` uses (the optimiser has crashed on code the debug build accepts), then the README's
+    # curl walkthrough and the demo page in a real browser against those release binaries.
+    swift build -c release --product passkeyd
+    swift build -c release --product passkeyd-softkey
+    release_bin="$(swift build -c release --show-bin-path)"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
     ;;
 bench)
     install_missing
