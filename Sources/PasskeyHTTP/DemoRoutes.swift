@@ -202,9 +202,12 @@ struct DemoAPI: Sendable {
     /// Deletes one of the signed-in user's credentials; another user's is reported as unknown.
     func deleteCredential(_ request: Request, _ id: [UInt8]) async throws -> Response {
         guard let handle = sessions.user(request) else { throw Self.refused("Not signed in (or the demo session expired).") }
-        guard let credential = try await store.credential(id: id), credential.record.userHandle == handle,
-            try await store.deleteCredential(id: id)
-        else { throw APIError.credentialUnknown }
+        // Two statements, not one guard with two `try await`s of typed-throwing calls: that form crashes the Swift
+        // 6.3.1 optimiser (release builds; LLVM CoroSplit, emitSetAndGetSwiftErrorValueAround).
+        let credential = try await store.credential(id: id)
+        guard let credential, credential.record.userHandle == handle else { throw APIError.credentialUnknown }
+        let deleted = try await store.deleteCredential(id: id)
+        guard deleted else { throw APIError.credentialUnknown }
         return Response(status: .noContent)
     }
 }
