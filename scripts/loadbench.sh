@@ -12,7 +12,8 @@
 #   --soak S         mixed authentication at the highest concurrency for S seconds at the end, then RSS again
 #                    (the issue asks for 300); default 0 (none)
 #   --credentials N  users + credentials of the main run (default 10000)
-#   --perf S         record `perf record -g` of passkeyd for S seconds during the pre-signed phase (needs perf)
+#   --perf S         `perf record -g` of passkeyd for S seconds from the start of the pre-signed phase at the highest
+#                    concurrency (needs perf); var/loadbench/perf.data and perf-top.txt
 #   --out FILE       the Markdown summary (default var/loadbench/summary.md); copy it to BENCHMARKS.md to commit
 #
 # Steps: install what is missing, start scripts/postgres.sh (PASSKEYD_PG_PORT, default 25432), (re)create the
@@ -129,14 +130,18 @@ loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --concurrency "$con
 
 fresh_database
 start_server
-perf_pid=""
+perf_args=()
 if ((perf_seconds > 0)); then
-    (sleep $((warmup + 12)); perf record -F 499 -g -p "$server" -o "$work/perf.data" -- sleep "$perf_seconds" >/dev/null 2>&1) &
-    perf_pid=$!
+    command -v perf >/dev/null || { echo "loadbench: --perf needs perf (Debian linux-perf)" >&2; exit 2; }
+    perf_args=(--perf-output "$work/perf.data" --perf-seconds "$perf_seconds")
 fi
 "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials "$credentials" --soak "$soak" \
-    --label "$credentials credentials" --results "$work/results-main.json"
-if [[ -n $perf_pid ]]; then wait "$perf_pid" || true; fi
+    --label "$credentials credentials" --results "$work/results-main.json" "${perf_args[@]}"
+if ((perf_seconds > 0)); then
+    perf report -i "$work/perf.data" --no-children --sort symbol --stdio --percent-limit 1.5 2>/dev/null \
+        | grep -E '^ +[0-9.]+%' | head -25 >"$work/perf-top.txt" || true
+    echo "loadbench: perf profile of passkeyd in $work/perf.data (top symbols: $work/perf-top.txt)" >&2
+fi
 stop_server
 
 if ((million)); then

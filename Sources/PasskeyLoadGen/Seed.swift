@@ -25,20 +25,15 @@ enum CSV {
     static func text(_ value: String, into out: inout [UInt8]) { out += Array(value.utf8) }
 }
 
-/// Runs psql (from $PSQL or PATH) with `arguments`; throws with its stderr on failure.
+/// Runs psql ($PSQL, default /usr/bin/psql) with one command and waits; its errors go to our stderr.
 func psql(_ databaseURL: String, _ command: String) throws {
-    let process = Process()
-    let psqlPath = ProcessInfo.processInfo.environment["PSQL"] ?? "/usr/bin/psql"
-    process.executableURL = URL(fileURLWithPath: psqlPath)
-    process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", databaseURL, "-c", command]
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
-    let message = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw Fail(description: "psql \(command.prefix(80)): \(String(decoding: message, as: UTF8.self))")
+    let path = ProcessInfo.processInfo.environment["PSQL"] ?? "/usr/bin/psql"
+    guard let pid = spawn([path, "-X", "-q", "-o", "/dev/null", "-v", "ON_ERROR_STOP=1", "-d", databaseURL, "-c", command]) else {
+        throw Fail(description: "cannot start \(path)")
     }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    guard status == 0 else { throw Fail(description: "psql failed (wait status \(status)): \(command.prefix(80))") }
 }
 
 struct Seeder {
