@@ -3,7 +3,7 @@
 # over loopback by passkeyd-loadgen (Sources/PasskeyLoadGen). Not part of the test command or CI.
 #
 #   scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
-#                        [--perf S] [--out FILE]
+#                        [--perf] [--out FILE]
 #
 #   --quick          3 s phases, 5,000 pre-signed finishes per concurrency, no soak (a smoke run of the benchmark)
 #   --million        after the main run, a second passkeyd against a fresh database of 1,000,000 credentials
@@ -12,8 +12,8 @@
 #   --soak S         mixed authentication at the highest concurrency for S seconds at the end, then RSS again
 #                    (the issue asks for 300); default 0 (none)
 #   --credentials N  users + credentials of the main run (default 10000)
-#   --perf S         `perf record -g` of passkeyd for S seconds from the start of the pre-signed phase at the highest
-#                    concurrency (needs perf); var/loadbench/perf.data and perf-top.txt
+#   --perf           `perf record -g` of passkeyd during the pre-signed phase at the highest concurrency (needs perf,
+#                    Debian linux-perf); var/loadbench/perf.data, top symbols in var/loadbench/perf-top.txt
 #   --out FILE       the Markdown summary (default var/loadbench/summary.md); copy it to BENCHMARKS.md to commit
 #
 # Steps: install what is missing, start scripts/postgres.sh (PASSKEYD_PG_PORT, default 25432), (re)create the
@@ -27,7 +27,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
-seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 perf_seconds=0
+seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 perf=0
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
@@ -37,14 +37,15 @@ while (($#)); do
     --soak) soak="$2"; shift ;;
     --credentials) credentials="$2"; shift ;;
     --concurrency) concurrency="$2"; shift ;;
-    --perf) perf_seconds="$2"; shift ;;
+    --perf) perf=1 ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf S] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
 
-packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl)
+packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl python3)
+((perf)) && packages+=(linux-perf)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -131,13 +132,13 @@ loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --concurrency "$con
 fresh_database
 start_server
 perf_args=()
-if ((perf_seconds > 0)); then
+if ((perf)); then
     command -v perf >/dev/null || { echo "loadbench: --perf needs perf (Debian linux-perf)" >&2; exit 2; }
-    perf_args=(--perf-output "$work/perf.data" --perf-seconds "$perf_seconds")
+    perf_args=(--perf-output "$work/perf.data")
 fi
 "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials "$credentials" --soak "$soak" \
     --label "$credentials credentials" --results "$work/results-main.json" "${perf_args[@]}"
-if ((perf_seconds > 0)); then
+if ((perf)); then
     perf report -i "$work/perf.data" --no-children --sort symbol --stdio --percent-limit 1.5 2>/dev/null \
         | grep -E '^ +[0-9.]+%' | head -25 >"$work/perf-top.txt" || true
     echo "loadbench: perf profile of passkeyd in $work/perf.data (top symbols: $work/perf-top.txt)" >&2

@@ -43,16 +43,15 @@ struct Options {
     var results: String?
     var baseline: String?
     var label = ""
-    /// perf record of the server during the pre-signed phase at the highest concurrency: output file and seconds.
+    /// perf record of the server during the pre-signed phase at the highest concurrency: the output file.
     var perfOutput: String?
-    var perfSeconds = 0
     var workDirectory = NSTemporaryDirectory()
 
     static let usage = """
         usage: passkeyd-loadgen --url URL --database-url PGURL [--credentials N] [--working-set W] [--concurrency 16,64]
                [--seconds S] [--requests R] [--presigned P] [--warmup S] [--soak S] [--phases presigned,mixed,registration]
                [--server-pid PID] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
-               [--perf-output FILE --perf-seconds S]
+               [--perf-output FILE]
         """
 
     init(_ arguments: [String]) {
@@ -85,7 +84,6 @@ struct Options {
             case "--label": label = value(argument)
             case "--work-dir": workDirectory = value(argument)
             case "--perf-output": perfOutput = value(argument)
-            case "--perf-seconds": perfSeconds = number(argument)
             default: Self.fail("unknown argument \(argument)")
             }
         }
@@ -152,7 +150,20 @@ func spawn(_ arguments: [String]) -> pid_t? {
     var pid: pid_t = 0
     var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
-    let rc = posix_spawn(&pid, arguments[0], nil, nil, &argv, environ)
+    // The child starts with default signal handling (this process's runtime may ignore SIGCHLD or SIGPIPE, and
+    // ignored signals stay ignored across exec).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGCHLD, SIGPIPE, SIGINT, SIGTERM] { sigaddset(&defaults, signal) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    let rc = posix_spawn(&pid, arguments[0], nil, &attributes, &argv, environ)
     return rc == 0 ? pid : nil
 }
 
@@ -429,10 +440,9 @@ do {
             log("pre-signing \(options.presigned) finishes for concurrency \(concurrency)")
             let prepared = try presign(count: options.presigned)
             var perf: pid_t?
-            if concurrency == maxConcurrency, let output = options.perfOutput, options.perfSeconds > 0, let pid = options.serverPID {
-                perf = spawn([
-                    "/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", String(pid), "-o", output, "--", "sleep", String(options.perfSeconds),
-                ])
+            if concurrency == maxConcurrency, let output = options.perfOutput, let pid = options.serverPID {
+                // Records the whole phase; stopped with SIGINT when it ends.
+                perf = spawn(["/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", String(pid), "-o", output])
             }
             let result = try await runPhase(
                 "auth finish, pre-signed", concurrency: concurrency, duration: options.seconds, limit: prepared.count,
@@ -450,7 +460,8 @@ do {
             record(result, key: "presigned\(concurrency)")
             if let perf {
                 var status: Int32 = 0
-                _ = waitpid(perf, &status, 0)
+                kill(perf, SIGINT)
+                while waitpid(perf, &status, 0) == -1 && errno == EINTR {}
                 log("perf record: wait status \(status), \(options.perfOutput ?? "")")
             }
             // Ceremonies a time-bounded phase did not use would only sit in the table until the purge: remove them.
@@ -525,8 +536,8 @@ do {
     var rssLine = "passkeyd RSS (VmRSS): start \(mib(rssStart)), after warm-up \(mib(rssWarm)), after the phases \(mib(rssAfterPhases))"
     if let rssSoak {
         rssLine += String(format: ", after a %.0f s soak at concurrency %d %@", options.soak, maxConcurrency, mib(rssSoak))
-        if let rssWarm, rssWarm > 0 {
-            rssLine += String(format: " (%+.1f%% from after warm-up)", (Double(rssSoak) / Double(rssWarm) - 1) * 100)
+        if let rssAfterPhases, rssAfterPhases > 0 {
+            rssLine += String(format: " (%+.1f%% over the soak)", (Double(rssSoak) / Double(rssAfterPhases) - 1) * 100)
         }
     }
     section.append(rssLine + ".")
