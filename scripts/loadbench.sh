@@ -16,6 +16,8 @@
 #                    Debian linux-perf); var/loadbench/perf.data, top symbols in var/loadbench/perf-top.txt
 #   --out FILE       the Markdown summary (default var/loadbench/summary.md); copy it to BENCHMARKS.md to commit
 #
+# Environment: PASSKEYD_PG_PORT (scripts/postgres.sh), LOADBENCH_SCRATCH (swift build --scratch-path, default .build).
+#
 # Steps: install what is missing, start scripts/postgres.sh (PASSKEYD_PG_PORT, default 25432), (re)create the
 # database passkeyd_loadbench (dev data in database "passkeyd" is never touched), build passkeyd and
 # passkeyd-loadgen in release mode, migrate, start passkeyd on a free loopback port (log level warning, metrics on,
@@ -27,6 +29,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
+invocation="scripts/loadbench.sh${*:+ $*}"
 seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 perf=0
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
@@ -112,7 +115,7 @@ stop_server() {
 {
     echo "# Load benchmark"
     echo
-    echo "Written by \`scripts/loadbench.sh $*\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift Migrations || echo ' (with uncommitted changes)')."
+    echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift Migrations || echo ' (with uncommitted changes)')."
     echo
     echo "| machine | |"
     echo "|---|---|"
