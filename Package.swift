@@ -7,7 +7,7 @@
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
-//   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench
+//   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench, passkeyd-loadgen
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "passkeyd", targets: ["PasskeyServer"]),
         .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
         .executable(name: "passkeyd-softkey", targets: ["PasskeySoftKey"]),
+        .executable(name: "passkeyd-loadgen", targets: ["PasskeyLoadGen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -118,6 +119,19 @@ let package = Package(
         .executableTarget(
             name: "PasskeyBench",
             dependencies: ["WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec"],
+            swiftSettings: strictSettings
+        ),
+
+        // The load generator of scripts/loadbench.sh: seeds users and credentials (COPY through psql), pre-signs
+        // assertions, drives a running passkeyd over HTTP/1.1 on loopback (swift-nio) and writes a Markdown summary.
+        .executableTarget(
+            name: "PasskeyLoadGen",
+            dependencies: [
+                "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec", "PasskeyServerSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
 

@@ -6,6 +6,8 @@
 #                         and, against them, the README's curl walkthrough (scripts/smoke.sh) and the browser tests
 #                         of the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too)
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
+#   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
+#                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
 # at /opt/swift or on PATH (it is not a Debian package).
@@ -64,8 +66,11 @@ bench)
     swift build -c release --product passkeyd-bench
     "$(swift build -c release --show-bin-path)/passkeyd-bench" "${@:2}"
     ;;
+loadbench)
+    exec scripts/loadbench.sh "${@:2}"
+    ;;
 *)
-    echo "usage: scripts/dev.sh run|test|bench" >&2
+    echo "usage: scripts/dev.sh run|test|bench|loadbench" >&2
     exit 2
     ;;
 esac

@@ -127,6 +127,22 @@ public struct SoftCredential: Sendable {
     public var backupState: Bool
     /// The COSE key bytes the relying party stores.
     public let publicKeyCOSE: [UInt8]
+
+    /// A credential made outside ``SoftAuthenticator/register(options:knobs:)`` (e.g. bulk-seeded by the load generator).
+    public init(
+        id: [UInt8], privateKey: PrivateKey, algorithm: COSEAlgorithm, rpID: String, userHandle: [UInt8], signCount: UInt32,
+        backupEligible: Bool, backupState: Bool, publicKeyCOSE: [UInt8]
+    ) {
+        self.id = id
+        self.privateKey = privateKey
+        self.algorithm = algorithm
+        self.rpID = rpID
+        self.userHandle = userHandle
+        self.signCount = signCount
+        self.backupEligible = backupEligible
+        self.backupState = backupState
+        self.publicKeyCOSE = publicKeyCOSE
+    }
 }
 
 /// A WebAuthn authenticator plus client in software: produces the JSON a browser would send, for every algorithm

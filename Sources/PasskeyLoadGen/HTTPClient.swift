@@ -1,0 +1,104 @@
+// A minimal HTTP/1.1 keep-alive client on swift-nio: one connection per virtual user, one request in flight per
+// connection (closed loop), bodies collected into [UInt8]. Only what the load generator needs.
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+struct HTTPResult: Sendable {
+    let status: Int
+    let body: [UInt8]
+}
+
+struct ConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "connection closed before the response ended" }
+}
+
+/// One request handed to the pipeline together with the promise its response completes.
+struct PendingRequest: Sendable {
+    let path: String
+    let body: ByteBuffer
+    let promise: EventLoopPromise<HTTPResult>
+}
+
+final class ClientHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = PendingRequest
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let host: String
+    private var pending: EventLoopPromise<HTTPResult>?
+    private var status = 0
+    private var body: ByteBuffer?
+
+    init(host: String) { self.host = host }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = unwrapOutboundIn(data)
+        pending = request.promise
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: request.path)
+        head.headers.add(name: "Host", value: host)
+        head.headers.add(name: "Content-Type", value: "application/json")
+        head.headers.add(name: "Content-Length", value: String(request.body.readableBytes))
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(request.body))), promise: nil)
+        context.write(wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            status = Int(head.status.code)
+            body = nil
+        case .body(var part):
+            if body == nil { body = part } else { body!.writeBuffer(&part) }
+        case .end:
+            let promise = pending
+            pending = nil
+            let bytes = body.map { Array($0.readableBytesView) } ?? []
+            body = nil
+            promise?.succeed(HTTPResult(status: status, body: bytes))
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        pending?.fail(error)
+        pending = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        pending?.fail(ConnectionClosed())
+        pending = nil
+        context.fireChannelInactive()
+    }
+}
+
+/// A keep-alive connection used by one virtual user at a time.
+final class HTTPConnection: Sendable {
+    let channel: any Channel
+
+    private init(channel: any Channel) { self.channel = channel }
+
+    static func connect(group: any EventLoopGroup, host: String, port: Int) async throws -> HTTPConnection {
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(ClientHandler(host: "\(host):\(port)"))
+                }
+            }
+            .connect(host: host, port: port).get()
+        return HTTPConnection(channel: channel)
+    }
+
+    func post(_ path: String, _ body: [UInt8]) async throws -> HTTPResult {
+        let promise = channel.eventLoop.makePromise(of: HTTPResult.self)
+        channel.writeAndFlush(PendingRequest(path: path, body: ByteBuffer(bytes: body), promise: promise), promise: nil)
+        return try await promise.futureResult.get()
+    }
+
+    func close() async {
+        try? await channel.close().get()
+    }
+}

@@ -1,0 +1,617 @@
+// passkeyd-loadgen: the load generator of scripts/loadbench.sh (see README "Load benchmark").
+//
+// Against a running passkeyd (release build, same PASSKEYD_* environment as this process, so both build the same
+// RelyingParty from PasskeyServerSupport.Settings), it:
+//   1. seeds N users, each with one ES256 credential (real key generation; CSV + psql \copy), keeping the private
+//      keys of a uniformly chosen working set;
+//   2. warm-up: authentication begin + finish for a few seconds;
+//   3. presigned: pending ceremonies are written straight into the ceremonies table (COPY), their assertions are
+//      signed up front, and only POST /v1/authentication/finish is measured, at each concurrency;
+//   4. mixed: POST /v1/authentication/begin over HTTP, sign in this process, POST …/finish, at each concurrency;
+//   5. registration: POST /v1/registration/begin, create the credential in this process (key generation,
+//      "none" attestation), POST …/finish (201), at each concurrency;
+//   6. soak (optional): mixed authentication at the highest concurrency for S seconds, then server RSS again.
+// Every response is checked (status and body shape); anything else is counted as an error by kind.
+// Each phase stops at its request count or its duration, whichever comes first. Results go to stdout and, as
+// Markdown, to --out; --results/--baseline write and read key figures so a 1M-credential run is compared with 10k.
+import COSECrypto
+import Foundation
+import NIOCore
+import NIOPosix
+import PasskeyServerSupport
+import Synchronization
+import WebAuthnCore
+import WebAuthnModel
+import WebAuthnTestSupport
+
+// MARK: options
+
+struct Options {
+    var url = "http://127.0.0.1:18090"
+    var databaseURL = ""
+    var credentials = 10_000
+    var workingSet = 50_000
+    var concurrencies = [16, 64]
+    var seconds = 10.0
+    var requests = 200_000
+    var presigned = 40_000
+    var warmup = 3.0
+    var soak = 0.0
+    var phases: Set<String> = ["presigned", "mixed", "registration"]
+    var serverPID: Int32?
+    var out: String?
+    var results: String?
+    var baseline: String?
+    var label = ""
+    /// perf record of the server during the pre-signed phase at the highest concurrency: the output file.
+    var perfOutput: String?
+    var workDirectory = NSTemporaryDirectory()
+
+    static let usage = """
+        usage: passkeyd-loadgen --url URL --database-url PGURL [--credentials N] [--working-set W] [--concurrency 16,64]
+               [--seconds S] [--requests R] [--presigned P] [--warmup S] [--soak S] [--phases presigned,mixed,registration]
+               [--server-pid PID] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
+               [--perf-output FILE]
+        """
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        func value(_ name: String) -> String {
+            guard let value = iterator.next() else { Self.fail("\(name) needs a value") }
+            return value
+        }
+        func number<T: LosslessStringConvertible>(_ name: String) -> T {
+            guard let parsed = T(value(name)) else { Self.fail("\(name) needs a number") }
+            return parsed
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--url": url = value(argument)
+            case "--database-url": databaseURL = value(argument)
+            case "--credentials": credentials = number(argument)
+            case "--working-set": workingSet = number(argument)
+            case "--concurrency": concurrencies = value(argument).split(separator: ",").compactMap { Int($0) }
+            case "--seconds": seconds = number(argument)
+            case "--requests": requests = number(argument)
+            case "--presigned": presigned = number(argument)
+            case "--warmup": warmup = number(argument)
+            case "--soak": soak = number(argument)
+            case "--phases": phases = Set(value(argument).split(separator: ",").map(String.init))
+            case "--server-pid": serverPID = number(argument)
+            case "--out": out = value(argument)
+            case "--results": results = value(argument)
+            case "--baseline": baseline = value(argument)
+            case "--label": label = value(argument)
+            case "--work-dir": workDirectory = value(argument)
+            case "--perf-output": perfOutput = value(argument)
+            default: Self.fail("unknown argument \(argument)")
+            }
+        }
+        if databaseURL.isEmpty { Self.fail("--database-url is required") }
+        if concurrencies.isEmpty { Self.fail("--concurrency needs at least one number") }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("passkeyd-loadgen: \(message)\n\(usage)\n".utf8))
+        exit(2)
+    }
+}
+
+// MARK: measurement helpers
+
+/// CPU and memory readings of this process, the server and the whole machine.
+struct CPUSnapshot {
+    let wall: ContinuousClock.Instant
+    let selfSeconds: Double
+    let serverSeconds: Double
+    let machineBusy: Double
+    let machineTotal: Double
+
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// utime + stime of a process from /proc/PID/stat, in seconds.
+    static func processCPUSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / ticksPerSecond
+    }
+
+    static func take(serverPID: Int32?) -> CPUSnapshot {
+        let mine = processCPUSeconds(getpid())
+        let server = serverPID.map(processCPUSeconds) ?? 0
+        var busy = 0.0
+        var total = 0.0
+        if let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let line = text.split(separator: "\n").first {
+            let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            total = values.reduce(0, +)
+            // idle + iowait are not busy
+            busy = total - (values.count > 4 ? values[3] + values[4] : 0)
+        }
+        return CPUSnapshot(
+            wall: .now, selfSeconds: mine, serverSeconds: server, machineBusy: busy / ticksPerSecond,
+            machineTotal: total / ticksPerSecond)
+    }
+}
+
+func rssKiB(_ pid: Int32?) -> Int? {
+    guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+    return nil
+}
+
+/// Starts `arguments` (absolute path first) without waiting; nil if it cannot start. (posix_spawn: Foundation's
+/// Process.waitUntilExit hung here on Linux when called from the main actor during a phase.)
+func spawn(_ arguments: [String]) -> pid_t? {
+    var pid: pid_t = 0
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    // The child starts with default signal handling (this process's runtime may ignore SIGCHLD or SIGPIPE, and
+    // ignored signals stay ignored across exec).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGCHLD, SIGPIPE, SIGINT, SIGTERM] { sigaddset(&defaults, signal) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    let rc = posix_spawn(&pid, arguments[0], nil, &attributes, &argv, environ)
+    return rc == 0 ? pid : nil
+}
+
+func seconds(_ duration: Duration) -> Double {
+    let (whole, attoseconds) = duration.components
+    return Double(whole) + Double(attoseconds) / 1e18
+}
+
+func nanos(_ duration: Duration) -> UInt64 { UInt64(max(0, seconds(duration) * 1e9)) }
+
+final class Ticket: Sendable {
+    private let counter = Atomic<Int>(0)
+    func next() -> Int { counter.add(1, ordering: .relaxed).oldValue }
+}
+
+/// What one iteration of a virtual user produced.
+struct Outcome: Sendable {
+    var begin: UInt64?
+    var finish: UInt64?
+    /// Time spent in this process between the two requests (signing or credential creation, JSON), in ns.
+    var client: UInt64 = 0
+    var error: String?
+}
+
+struct PhaseResult: Sendable {
+    var name: String
+    var concurrency: Int
+    var wall: Double
+    var completed: Int
+    var errors: [String: Int]
+    var finish: [UInt64]
+    var begin: [UInt64]
+    var client: UInt64
+    var serverCPU: Double
+    var selfCPU: Double
+    var machineCPU: Double
+    var bound: String
+
+    var errorCount: Int { errors.values.reduce(0, +) }
+    var rate: Double { Double(completed) / wall }
+
+    static func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let index = min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))
+        return Double(sorted[index]) / 1e6
+    }
+}
+
+/// Runs `concurrency` virtual users, each with its own keep-alive connection, until `limit` iterations were handed
+/// out or `duration` passed. Iterations that throw or return an error are counted as errors by message.
+func runPhase(
+    _ name: String, concurrency: Int, duration: Double, limit: Int, options: Options, group: any EventLoopGroup,
+    host: String, port: Int, operation: @escaping @Sendable (HTTPConnection, Int) async -> Outcome
+) async throws -> PhaseResult {
+    var connections: [HTTPConnection] = []
+    for _ in 0..<concurrency { connections.append(try await HTTPConnection.connect(group: group, host: host, port: port)) }
+    let ticket = Ticket()
+    let deadline = ContinuousClock.now + .milliseconds(Int64(duration * 1000))
+    let before = CPUSnapshot.take(serverPID: options.serverPID)
+    let perUser = try await withThrowingTaskGroup(of: PhaseResult.self) { group in
+        for connection in connections {
+            group.addTask {
+                var result = PhaseResult(
+                    name: name, concurrency: concurrency, wall: 0, completed: 0, errors: [:], finish: [], begin: [], client: 0,
+                    serverCPU: 0, selfCPU: 0, machineCPU: 0, bound: "")
+                while ContinuousClock.now < deadline {
+                    let index = ticket.next()
+                    if index >= limit { break }
+                    let outcome = await operation(connection, index)
+                    if let error = outcome.error {
+                        result.errors[error, default: 0] += 1
+                    } else {
+                        result.completed += 1
+                    }
+                    if let finish = outcome.finish { result.finish.append(finish) }
+                    if let begin = outcome.begin { result.begin.append(begin) }
+                    result.client += outcome.client
+                }
+                return result
+            }
+        }
+        var all: [PhaseResult] = []
+        for try await result in group { all.append(result) }
+        return all
+    }
+    let after = CPUSnapshot.take(serverPID: options.serverPID)
+    for connection in connections { await connection.close() }
+    let wall = seconds(after.wall - before.wall)
+    var merged = PhaseResult(
+        name: name, concurrency: concurrency, wall: wall, completed: 0, errors: [:], finish: [], begin: [], client: 0,
+        serverCPU: (after.serverSeconds - before.serverSeconds) / wall,
+        selfCPU: (after.selfSeconds - before.selfSeconds) / wall,
+        machineCPU: (after.machineBusy - before.machineBusy) / wall, bound: "")
+    for part in perUser {
+        merged.completed += part.completed
+        merged.errors.merge(part.errors, uniquingKeysWith: +)
+        merged.finish += part.finish
+        merged.begin += part.begin
+        merged.client += part.client
+    }
+    merged.finish.sort()
+    merged.begin.sort()
+    merged.bound = ticket.next() - concurrency >= limit ? "count (\(limit))" : "time (\(Int(duration)) s)"
+    return merged
+}
+
+// MARK: request and response checks
+
+struct FinishBody<Credential: Encodable>: Encodable {
+    let credential: Credential
+}
+
+struct BeginAuthenticationAnswer: Decodable { let publicKey: RequestOptionsJSON }
+struct BeginRegistrationAnswer: Decodable { let publicKey: CreationOptionsJSON }
+
+/// "HTTP 400 challenge_unknown_or_expired" for an error body, "HTTP 502" otherwise.
+func describe(_ result: HTTPResult, _ step: String) -> String {
+    var code = ""
+    if let object = try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any],
+        let error = object["error"] as? [String: Any], let text = error["code"] as? String
+    {
+        code = " " + text
+    }
+    return "\(step): HTTP \(result.status)\(code)"
+}
+
+/// 200 {"user":{…},"credential":{"id": expected,…},"userVerified":true,"signCountStatus":…}
+func checkAuthenticationFinish(_ result: HTTPResult, credentialID: String) -> String? {
+    guard result.status == 200 else { return describe(result, "authentication finish") }
+    guard let object = try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any],
+        object["user"] is [String: Any], let credential = object["credential"] as? [String: Any],
+        credential["id"] as? String == credentialID, object["userVerified"] as? Bool == true, object["signCountStatus"] != nil
+    else { return "authentication finish: 200 with an unexpected body" }
+    return nil
+}
+
+/// 201 {"user":{"id",…},"credential":{"id": expected,…}}
+func checkRegistrationFinish(_ result: HTTPResult, credentialID: String) -> String? {
+    guard result.status == 201 else { return describe(result, "registration finish") }
+    guard let object = try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any],
+        let user = object["user"] as? [String: Any], user["id"] is String, let credential = object["credential"] as? [String: Any],
+        credential["id"] as? String == credentialID
+    else { return "registration finish: 201 with an unexpected body" }
+    return nil
+}
+
+// MARK: main
+
+let options = Options(CommandLine.arguments)
+guard let serviceURL = URL(string: options.url), let host = serviceURL.host, let port = serviceURL.port else {
+    Options.fail("--url must look like http://127.0.0.1:PORT")
+}
+let settings: Settings
+do {
+    settings = try Settings.load(environment: ProcessInfo.processInfo.environment.merging(
+        ["PASSKEYD_DATABASE_URL": options.databaseURL], uniquingKeysWith: { old, _ in old }))
+} catch {
+    Options.fail("the PASSKEYD_* environment does not load: \(error)")
+}
+let relyingParty = settings.relyingParty
+guard let origin = relyingParty.allowedOrigins.sorted().first else { Options.fail("no origin configured") }
+let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+let runID = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36)
+var report: [String] = []
+var figures: [String: Double] = [:]
+func log(_ line: String) { FileHandle.standardError.write(Data("loadgen: \(line)\n".utf8)) }
+
+let rssStart = rssKiB(options.serverPID)
+log("\(options.label): seeding \(options.credentials) users + credentials (working set \(min(options.workingSet, options.credentials)))")
+let seedClock = ContinuousClock.now
+let seeder = Seeder(
+    databaseURL: options.databaseURL, rpID: relyingParty.id, origin: origin, directory: URL(fileURLWithPath: options.workDirectory))
+let workingSet = try seeder.seed(count: options.credentials, workingSet: options.workingSet)
+let seedSeconds = seconds(ContinuousClock.now - seedClock)
+log(String(format: "seeded in %.1f s", seedSeconds))
+figures["seed_seconds"] = seedSeconds
+
+/// begin {} over HTTP → sign here → finish; the credential is drawn uniformly from the working set.
+let mixed: @Sendable (HTTPConnection, Int) async -> Outcome = { connection, _ in
+    var outcome = Outcome()
+    do {
+        let t0 = ContinuousClock.now
+        let begin = try await connection.post("/v1/authentication/begin", Array("{}".utf8))
+        let t1 = ContinuousClock.now
+        outcome.begin = nanos(t1 - t0)
+        guard begin.status == 200, let answer = try? JSONDecoder().decode(BeginAuthenticationAnswer.self, from: Data(begin.body)),
+            !answer.publicKey.challenge.isEmpty
+        else {
+            outcome.error = describe(begin, "authentication begin")
+            return outcome
+        }
+        var credential = workingSet.randomElement()!
+        var knobs = AssertionKnobs(origin: origin)
+        knobs.counterIncrement = 0  // counter 0 stays 0 (as synced passkeys send): concurrent uses of one credential never race
+        let assertion = try SoftAuthenticator.authenticate(options: answer.publicKey, credential: &credential, knobs: knobs)
+        let body = Array(try JSONEncoder().encode(FinishBody(credential: assertion)))
+        let t2 = ContinuousClock.now
+        outcome.client = nanos(t2 - t1)
+        let finish = try await connection.post("/v1/authentication/finish", body)
+        outcome.finish = nanos(ContinuousClock.now - t2)
+        outcome.error = checkAuthenticationFinish(finish, credentialID: assertion.id)
+    } catch {
+        outcome.error = "authentication: \(error)"
+    }
+    return outcome
+}
+
+/// Pending ceremonies written into the table and their assertions signed up front (not measured).
+func presign(count: Int) throws -> [(body: [UInt8], credentialID: String)] {
+    var ceremonies: [(challenge: [UInt8], state: [UInt8], expiresAt: Date)] = []
+    var requests: [(body: [UInt8], credentialID: String)] = []
+    ceremonies.reserveCapacity(count)
+    requests.reserveCapacity(count)
+    let encoder = JSONEncoder()
+    for _ in 0..<count {
+        // What POST /v1/authentication/begin {} does, minus HTTP: a discoverable request and its state.
+        let (request, state) = relyingParty.beginAuthentication(allowCredentials: [], userHandle: nil, now: Date())
+        ceremonies.append((state.challenge, Array(try encoder.encode(state)), state.expiresAt))
+        var credential = workingSet.randomElement()!
+        var knobs = AssertionKnobs(origin: origin)
+        knobs.counterIncrement = 0
+        let assertion = try SoftAuthenticator.authenticate(options: request, credential: &credential, knobs: knobs)
+        requests.append((Array(try encoder.encode(FinishBody(credential: assertion))), assertion.id))
+    }
+    try seeder.insertCeremonies(ceremonies)
+    return requests
+}
+
+@MainActor func record(_ result: PhaseResult, key: String) {
+    let p50 = PhaseResult.percentile(result.finish, 0.5)
+    let p99 = PhaseResult.percentile(result.finish, 0.99)
+    let p999 = PhaseResult.percentile(result.finish, 0.999)
+    figures["\(key)_rate"] = result.rate
+    figures["\(key)_p50"] = p50
+    figures["\(key)_p99"] = p99
+    figures["\(key)_p999"] = p999
+    figures["\(key)_errors"] = Double(result.errorCount)
+    // Wall time a virtual user spent in this process between its two requests (signing or creating, JSON), per iteration.
+    let clientMicros = result.completed > 0 ? Double(result.client) / 1e3 / Double(result.completed + result.errorCount) : 0
+    var begin = ""
+    if !result.begin.isEmpty {
+        begin = String(
+            format: "%.2f / %.2f / %.2f", PhaseResult.percentile(result.begin, 0.5), PhaseResult.percentile(result.begin, 0.99),
+            PhaseResult.percentile(result.begin, 0.999))
+    }
+    let errors = result.errors.isEmpty ? "0" : result.errors.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: "; ")
+    let rest = max(0, result.machineCPU - result.serverCPU - result.selfCPU)
+    let row = String(
+        format: "| %@ | %d | %d | %@ | **%.0f** | %.2f / %.2f / %.2f | %@ | %.0f%% | %.0f%%%@ | %.0f%% | %.0f%% | %.1f s, %@ |",
+        result.name, result.concurrency, result.completed, errors, result.rate, p50, p99, p999, begin.isEmpty ? "–" : begin,
+        result.serverCPU * 100, result.selfCPU * 100, clientMicros > 0 ? String(format: " (%.0f µs/iter client work)", clientMicros) : "",
+        rest * 100, result.machineCPU * 100, result.wall, result.bound)
+    report.append(row)
+    log(row)
+}
+
+do {
+    let header = """
+        | scenario | conc. | completed | errors | per s | finish p50 / p99 / p99.9 ms | begin p50 / p99 / p99.9 ms | passkeyd CPU | loadgen CPU | rest (PostgreSQL, kernel, other) | machine busy (of 200%) | ran |
+        |---|---:|---:|---|---:|---|---|---:|---:|---:|---:|---|
+        """
+    report.append(header)
+    if options.warmup > 0 {
+        let warm = try await runPhase(
+            "warm-up (mixed)", concurrency: options.concurrencies.first!, duration: options.warmup, limit: options.requests,
+            options: options, group: group, host: host, port: port, operation: mixed)
+        record(warm, key: "warmup")
+    }
+    let rssWarm = rssKiB(options.serverPID)
+    let maxConcurrency = options.concurrencies.max()!
+
+    if options.phases.contains("presigned") {
+        for concurrency in options.concurrencies {
+            log("pre-signing \(options.presigned) finishes for concurrency \(concurrency)")
+            let prepared = try presign(count: options.presigned)
+            var perf: pid_t?
+            if concurrency == maxConcurrency, let output = options.perfOutput, let pid = options.serverPID {
+                // Records the whole phase; stopped with SIGINT when it ends.
+                perf = spawn(["/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", String(pid), "-o", output])
+            }
+            let result = try await runPhase(
+                "auth finish, pre-signed", concurrency: concurrency, duration: options.seconds, limit: prepared.count,
+                options: options, group: group, host: host, port: port
+            ) { connection, index in
+                let request = prepared[index]
+                let t0 = ContinuousClock.now
+                do {
+                    let answer = try await connection.post("/v1/authentication/finish", request.body)
+                    return Outcome(finish: nanos(ContinuousClock.now - t0), error: checkAuthenticationFinish(answer, credentialID: request.credentialID))
+                } catch {
+                    return Outcome(error: "authentication finish: \(error)")
+                }
+            }
+            record(result, key: "presigned\(concurrency)")
+            if let perf {
+                var status: Int32 = 0
+                kill(perf, SIGINT)
+                while waitpid(perf, &status, 0) == -1 && errno == EINTR {}
+                log("perf record: wait status \(status), \(options.perfOutput ?? "")")
+            }
+            // Ceremonies a time-bounded phase did not use would only sit in the table until the purge: remove them.
+            try psql(options.databaseURL, "DELETE FROM ceremonies")
+        }
+    }
+    if options.phases.contains("mixed") {
+        for concurrency in options.concurrencies {
+            let result = try await runPhase(
+                "auth begin + sign + finish", concurrency: concurrency, duration: options.seconds, limit: options.requests,
+                options: options, group: group, host: host, port: port, operation: mixed)
+            record(result, key: "mixed\(concurrency)")
+        }
+    }
+    if options.phases.contains("registration") {
+        for concurrency in options.concurrencies {
+            let result = try await runPhase(
+                "registration begin + create + finish", concurrency: concurrency, duration: options.seconds,
+                limit: options.requests, options: options, group: group, host: host, port: port
+            ) { connection, index in
+                var outcome = Outcome()
+                do {
+                    let name = "lb-reg-\(runID)-\(concurrency)-\(index)"
+                    let t0 = ContinuousClock.now
+                    let begin = try await connection.post(
+                        "/v1/registration/begin", Array("{\"user\":{\"name\":\"\(name)\",\"displayName\":\"Load Bench\"}}".utf8))
+                    let t1 = ContinuousClock.now
+                    outcome.begin = nanos(t1 - t0)
+                    guard begin.status == 200,
+                        let answer = try? JSONDecoder().decode(BeginRegistrationAnswer.self, from: Data(begin.body)),
+                        answer.publicKey.user.name == name
+                    else {
+                        outcome.error = describe(begin, "registration begin")
+                        return outcome
+                    }
+                    let (response, _) = try SoftAuthenticator.register(options: answer.publicKey, knobs: RegistrationKnobs(origin: origin))
+                    let body = Array(try JSONEncoder().encode(FinishBody(credential: response)))
+                    let t2 = ContinuousClock.now
+                    outcome.client = nanos(t2 - t1)
+                    let finish = try await connection.post("/v1/registration/finish", body)
+                    outcome.finish = nanos(ContinuousClock.now - t2)
+                    outcome.error = checkRegistrationFinish(finish, credentialID: response.id)
+                } catch {
+                    outcome.error = "registration: \(error)"
+                }
+                return outcome
+            }
+            record(result, key: "registration\(concurrency)")
+        }
+    }
+    let rssAfterPhases = rssKiB(options.serverPID)
+    var rssSoak: Int?
+    if options.soak > 0 {
+        let result = try await runPhase(
+            "soak: auth begin + sign + finish", concurrency: maxConcurrency, duration: options.soak, limit: Int.max,
+            options: options, group: group, host: host, port: port, operation: mixed)
+        record(result, key: "soak")
+        rssSoak = rssKiB(options.serverPID)
+    }
+
+    // MARK: the Markdown section
+    func mib(_ kib: Int?) -> String { kib.map { String(format: "%.1f MiB", Double($0) / 1024) } ?? "n/a" }
+    var section: [String] = []
+    section.append("### \(options.label.isEmpty ? "\(options.credentials) credentials" : options.label)")
+    section.append("")
+    section.append(String(
+        format: "%d users with one ES256 credential each, seeded in %.1f s (key generation + CSV + `\\copy`); working set %d credentials drawn uniformly from the table. Phases at most %.0f s or %d requests (pre-signed: %d per concurrency).",
+        options.credentials, seedSeconds, workingSet.count, options.seconds, options.requests, options.presigned))
+    section.append("")
+    section += report
+    section.append("")
+    var rssLine = "passkeyd RSS (VmRSS): start \(mib(rssStart)), after warm-up \(mib(rssWarm)), after the phases \(mib(rssAfterPhases))"
+    if let rssSoak {
+        rssLine += String(format: ", after a %.0f s soak at concurrency %d %@", options.soak, maxConcurrency, mib(rssSoak))
+        if let rssAfterPhases, rssAfterPhases > 0 {
+            rssLine += String(format: " (%+.1f%% over the soak)", (Double(rssSoak) / Double(rssAfterPhases) - 1) * 100)
+        }
+    }
+    section.append(rssLine + ".")
+    if let baselinePath = options.baseline, let data = FileManager.default.contents(atPath: baselinePath),
+        let baseline = try? JSONDecoder().decode([String: Double].self, from: data)
+    {
+        section.append("")
+        section.append("Compared with the baseline run (\(Int(baseline["credentials"] ?? 0)) credentials):")
+        section.append("")
+        section.append("| figure | baseline | this run | ratio |")
+        section.append("|---|---:|---:|---:|")
+        for key in figures.keys.sorted() where key.hasSuffix("_rate") || key.hasSuffix("_p99") {
+            guard let before = baseline[key], let now = figures[key], !key.hasPrefix("warmup") else { continue }
+            section.append(String(format: "| %@ | %.2f | %.2f | %.1f%% |", key, before, now, now / before * 100))
+        }
+    }
+    // The issue's reference (py_webauthn + Django + PostgreSQL on 2 cores) and targets, as ratios.
+    var comparison: [String] = []
+    func compare(_ what: String, _ key: String, reference: Double?, target: Double?, p99Target: Double? = nil) {
+        guard let rate = figures["\(key)_rate"] else { return }
+        let p99 = figures["\(key)_p99"] ?? .nan
+        let errors = Int(figures["\(key)_errors"] ?? 0)
+        var targetText = "–"
+        if let target {
+            let met = rate >= target && (p99Target.map { p99 <= $0 } ?? true) && errors == 0
+            targetText = String(format: "%.0f%% of %.0f/s", rate / target * 100, target)
+            if let p99Target { targetText += String(format: ", p99 %.1f ms vs ≤ %.0f ms", p99, p99Target) }
+            targetText += met ? " — **met**" : " — **missed**"
+        }
+        comparison.append(String(
+            format: "| %@ | %.0f/s, p99 %.1f ms | %@ | %@ |", what, rate, p99,
+            reference.map { String(format: "%.1f× (%.0f/s)", rate / $0, $0) } ?? "–",
+            targetText))
+    }
+    for concurrency in options.concurrencies {
+        compare("auth finish, pre-signed, c=\(concurrency)", "presigned\(concurrency)", reference: concurrency == 16 ? 580 : nil,
+            target: concurrency == 64 ? 5000 : nil, p99Target: concurrency == 64 ? 10 : nil)
+    }
+    for concurrency in options.concurrencies {
+        compare("auth begin + finish, c=\(concurrency)", "mixed\(concurrency)", reference: concurrency == 16 ? 580 : nil,
+            target: concurrency == 64 ? 5000 : nil, p99Target: concurrency == 64 ? 10 : nil)
+    }
+    for concurrency in options.concurrencies {
+        compare("registration pairs, c=\(concurrency)", "registration\(concurrency)", reference: 335, target: 2500)
+    }
+    if !comparison.isEmpty {
+        section.append("")
+        section.append("Against the issue's reference (py_webauthn + Django: 580 auth finishes/s with p99 50 ms at 16 connections; 335 registrations/s) and targets (≥ 5,000 finishes/s at c=64 with p99 ≤ 10 ms and no errors; ≥ 2,500 registration pairs/s):")
+        section.append("")
+        section.append("| figure | measured | ratio to reference | target |")
+        section.append("|---|---:|---|---|")
+        section += comparison
+    }
+    figures["credentials"] = Double(options.credentials)
+    if let rssStart { figures["rss_start_kib"] = Double(rssStart) }
+    if let rssWarm { figures["rss_warm_kib"] = Double(rssWarm) }
+    if let rssAfterPhases { figures["rss_after_kib"] = Double(rssAfterPhases) }
+    if let rssSoak { figures["rss_soak_kib"] = Double(rssSoak) }
+    let markdown = section.joined(separator: "\n") + "\n\n"
+    print(markdown, terminator: "")
+    if let out = options.out {
+        if !FileManager.default.fileExists(atPath: out) { _ = FileManager.default.createFile(atPath: out, contents: nil) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        try handle.seekToEnd()
+        handle.write(Data(markdown.utf8))
+        try handle.close()
+    }
+    if let results = options.results {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try encoder.encode(figures).write(to: URL(fileURLWithPath: results))
+    }
+    try await group.shutdownGracefully()
+} catch {
+    log("failed: \(error)")
+    exit(1)
+}

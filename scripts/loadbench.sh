@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The load benchmark (README "Load benchmark"; issue 6): a release passkeyd against the local PostgreSQL, driven
+# over loopback by passkeyd-loadgen (Sources/PasskeyLoadGen). Not part of the test command or CI.
+#
+#   scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
+#                        [--perf] [--out FILE]
+#
+#   --quick          3 s phases, 5,000 pre-signed finishes per concurrency, no soak (a smoke run of the benchmark)
+#   --million        after the main run, a second passkeyd against a fresh database of 1,000,000 credentials
+#                    (authentication phases only), compared with the main run
+#   --seconds S      duration cap of each phase (default 10); every phase is also capped in request count
+#   --soak S         mixed authentication at the highest concurrency for S seconds at the end, then RSS again
+#                    (the issue asks for 300); default 0 (none)
+#   --credentials N  users + credentials of the main run (default 10000)
+#   --perf           `perf record -g` of passkeyd during the pre-signed phase at the highest concurrency (needs perf,
+#                    Debian linux-perf); var/loadbench/perf.data, top symbols in var/loadbench/perf-top.txt
+#   --out FILE       the Markdown summary (default var/loadbench/summary.md); copy it to BENCHMARKS.md to commit
+#
+# Environment: PASSKEYD_PG_PORT (scripts/postgres.sh), LOADBENCH_SCRATCH (swift build --scratch-path, default .build).
+#
+# Steps: install what is missing, start scripts/postgres.sh (PASSKEYD_PG_PORT, default 25432), (re)create the
+# database passkeyd_loadbench (dev data in database "passkeyd" is never touched), build passkeyd and
+# passkeyd-loadgen in release mode, migrate, start passkeyd on a free loopback port (log level warning, metrics on,
+# challenge TTL 3600 s so pre-signed ceremonies outlive long runs), run the load generator, stop passkeyd, and stop
+# PostgreSQL if this script started it.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+export PATH="/opt/swift/usr/bin:$PATH"
+
+invocation="scripts/loadbench.sh${*:+ $*}"
+seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 perf=0
+out="$repo/var/loadbench/summary.md"
+while (($#)); do
+    case "$1" in
+    --quick) seconds=3 presigned=5000 warmup=1 soak=0 ;;
+    --million) million=1 ;;
+    --seconds) seconds="$2"; shift ;;
+    --soak) soak="$2"; shift ;;
+    --credentials) credentials="$2"; shift ;;
+    --concurrency) concurrency="$2"; shift ;;
+    --perf) perf=1 ;;
+    --out) out="$2"; shift ;;
+    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--out FILE]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl python3)
+((perf)) && packages+=(linux-perf)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    echo "loadbench: installing ${missing[*]}" >&2
+    sudo=""; [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+scratch=(--scratch-path "${LOADBENCH_SCRATCH:-$repo/.build}")
+echo "loadbench: building passkeyd and passkeyd-loadgen (release)" >&2
+swift build "${scratch[@]}" -c release --product passkeyd >&2
+swift build "${scratch[@]}" -c release --product passkeyd-loadgen >&2
+bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
+
+started_pg=0
+scripts/postgres.sh status >/dev/null 2>&1 || started_pg=1
+scripts/postgres.sh start
+pg_url="$(scripts/postgres.sh url)"
+admin_url="${pg_url%/*}/postgres"
+bench_url="${pg_url%/*}/passkeyd_loadbench"
+export PSQL="${PSQL:-/usr/lib/postgresql/15/bin/psql}"
+
+work="$repo/var/loadbench"
+mkdir -p "$work" "$(dirname "$out")"
+chmod 0755 "$work"  # the CSV files are read by psql (this user), never by the server
+server=""
+cleanup() {
+    if [[ -n $server ]]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    if ((started_pg)); then scripts/postgres.sh stop || true; fi
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+export PASSKEYD_LOG_LEVEL=warning PASSKEYD_METRICS=on PASSKEYD_CHALLENGE_TTL=3600 PASSKEYD_MIGRATIONS="$repo/Migrations"
+export PASSKEYD_ORIGINS="http://localhost:8080" PASSKEYD_RP_ID=localhost
+unset PASSKEYD_API_KEYS PASSKEYD_ADMIN_KEYS PASSKEYD_CONFIG_FILE
+
+fresh_database() {
+    "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$admin_url" -c "DROP DATABASE IF EXISTS passkeyd_loadbench" \
+        -c "CREATE DATABASE passkeyd_loadbench ENCODING 'UTF8' TEMPLATE template0" >/dev/null
+    PASSKEYD_DATABASE_URL="$bench_url" "$bin/passkeyd" migrate 2>>"$work/passkeyd.log"
+}
+
+start_server() {
+    port="$(free_port)"
+    PASSKEYD_DATABASE_URL="$bench_url" PASSKEYD_LISTEN="127.0.0.1:$port" "$bin/passkeyd" 2>>"$work/passkeyd.log" &
+    server=$!
+    for _ in $(seq 150); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
+    echo "loadbench: passkeyd did not become ready; log: $work/passkeyd.log" >&2
+    exit 1
+}
+
+stop_server() {
+    kill -TERM "$server"
+    wait "$server" || { echo "loadbench: passkeyd did not exit cleanly" >&2; exit 1; }
+    server=""
+}
+
+# --- the summary's header: what ran where ---
+{
+    echo "# Load benchmark"
+    echo
+    echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift Migrations || echo ' (with uncommitted changes)')."
+    echo
+    echo "| machine | |"
+    echo "|---|---|"
+    echo "| CPUs (\`nproc\`) | $(nproc) |"
+    echo "| CPU model | $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') |"
+    echo "| RAM | $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) |"
+    echo "| kernel | $(uname -sr) |"
+    echo "| Swift | $(swift --version 2>/dev/null | head -1) |"
+    echo "| PostgreSQL | $("$PSQL" -X -tA -d "$admin_url" -c 'SHOW server_version' | head -1) (scripts/postgres.sh: fsync, synchronous_commit, full_page_writes off) |"
+    echo "| passkeyd | release build, pool size ${PASSKEYD_POOL_SIZE:-8}, log level warning, metrics on, on 127.0.0.1 |"
+    echo
+} >"$out"
+
+loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --concurrency "$concurrency" --seconds "$seconds"
+    --presigned "$presigned" --warmup "$warmup" --work-dir "$work" --out "$out")
+
+fresh_database
+start_server
+perf_args=()
+if ((perf)); then
+    command -v perf >/dev/null || { echo "loadbench: --perf needs perf (Debian linux-perf)" >&2; exit 2; }
+    perf_args=(--perf-output "$work/perf.data")
+fi
+"${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials "$credentials" --soak "$soak" \
+    --label "$credentials credentials" --results "$work/results-main.json" "${perf_args[@]}"
+if ((perf)); then
+    perf report -i "$work/perf.data" --no-children --sort symbol --stdio --percent-limit 1.5 2>/dev/null \
+        | grep -E '^ +[0-9.]+%' | head -25 >"$work/perf-top.txt" || true
+    echo "loadbench: perf profile of passkeyd in $work/perf.data (top symbols: $work/perf-top.txt)" >&2
+fi
+stop_server
+
+if ((million)); then
+    fresh_database
+    start_server
+    "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials 1000000 --phases presigned,mixed \
+        --label "1,000,000 credentials" --results "$work/results-million.json" --baseline "$work/results-main.json"
+    stop_server
+fi
+echo "loadbench: summary in $out" >&2
