@@ -55,7 +55,7 @@ public struct CeremonyService: Sendable {
         try await store.saveCeremony(
             PendingCeremony(
                 challenge: state.challenge, kind: .registration, userHandle: handle,
-                state: Array(try JSONEncoder().encode(state)), expiresAt: state.expiresAt))
+                state: state.stateBytes, expiresAt: state.expiresAt))
         return options
     }
 
@@ -69,7 +69,7 @@ public struct CeremonyService: Sendable {
         guard let ceremony = try await store.takeCeremony(challenge: challenge, kind: .registration) else {
             throw APIError.challengeUnknown
         }
-        let state = try JSONDecoder().decode(RegistrationState.self, from: Data(ceremony.state))
+        let state = try RegistrationState(stateBytes: ceremony.state)
         let verified = try relyingParty.finishRegistration(response, state: state, now: now())
         let (user, credential) = try await store.register(verified, nickname: nickname)
         return (user, credential, verified)
@@ -102,37 +102,46 @@ public struct CeremonyService: Sendable {
         try await store.saveCeremony(
             PendingCeremony(
                 challenge: state.challenge, kind: .authentication, userHandle: handle,
-                state: Array(try JSONEncoder().encode(state)), expiresAt: state.expiresAt))
+                state: state.stateBytes, expiresAt: state.expiresAt))
         return options
     }
 
-    /// Finishes an authentication: one store call consumes the ceremony and loads the credential, then the
-    /// engine verifies, then the update is applied.
+    /// Finishes an authentication in one store call: the store consumes the ceremony and loads the credential
+    /// (first round trip), the engine verifies (no I/O), and the store applies the update (second round trip) on
+    /// the same connection.
     public func finishAuthentication(
         _ response: UnverifiedAuthenticationResponse
     ) async throws -> (user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication) {
         guard let challenge = response.challenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
-        // One round trip: consume the ceremony, load the credential and its owner.
-        let lookup = try await store.takeAuthentication(challenge: challenge, credentialID: response.credentialID)
-        guard let ceremony = lookup.ceremony else { throw APIError.challengeUnknown }
-        guard let stored = lookup.credential else { throw APIError.credentialUnknown }
-        let state = try JSONDecoder().decode(AuthenticationState.self, from: Data(ceremony.state))
         let relyingParty = self.relyingParty  // one read of the shared value per request
-        let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
-        let verified = try relyingParty.finishAuthentication(
-            response, state: state, credential: stored.record, publicKey: key, now: now())
-        // The second (and last) round trip: the conditional counter update. Stale means a concurrent finish with
-        // this credential raised the counter to or past this assertion's: the same signal as §7.2 step 22.
-        switch try await store.apply(verified.update) {
-        case .applied(let updated):
+        let keyCache = self.keyCache
+        let now = now()
+        let (lookup, outcome, applied) = try await store.finishAuthentication(
+            challenge: challenge, credentialID: response.credentialID
+        ) { lookup -> (outcome: Result<VerifiedAuthentication, any Error>, update: CredentialUpdate?) in
+            let verified = Result { () throws -> VerifiedAuthentication in
+                guard let ceremony = lookup.ceremony else { throw APIError.challengeUnknown }
+                guard let stored = lookup.credential else { throw APIError.credentialUnknown }
+                let state = try AuthenticationState(stateBytes: ceremony.state)
+                let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
+                return try relyingParty.finishAuthentication(
+                    response, state: state, credential: stored.record, publicKey: key, now: now)
+            }
+            return (verified, try? verified.get().update)
+        }
+        let verified = try outcome.get()
+        // Stale means a concurrent finish with this credential raised the counter to or past this assertion's: the
+        // same signal as §7.2 step 22.
+        switch applied {
+        case .applied(let updated)?:
             return (lookup.user, updated, verified)
-        case .stale(let current):
+        case .stale(let current)?:
             throw WebAuthnError(
                 .signCountRegressed,
                 "counter \(verified.update.signCount) not above \(current.record.signCount) stored by a concurrent finish")
-        case .gone:
+        case .gone?, nil:
             throw APIError.credentialUnknown
         }
     }

@@ -197,6 +197,16 @@ public protocol PasskeyStore: Sendable {
         challenge: [UInt8], credentialID: [UInt8]
     ) async throws(StoreError) -> AuthenticationLookup
 
+    /// Authentication finish as one unit: ``takeAuthentication(challenge:credentialID:)``, then `verify` on what it
+    /// loaded, then ``apply(_:)`` of the update `verify` returns (nothing is applied when it returns nil; `applied`
+    /// is then nil). `verify` must be pure (no I/O, no blocking): an implementation may run it on its own thread
+    /// while it holds a database connection, so that the whole finish is one lease and one trip to that thread.
+    /// The default implementation calls the three steps in turn.
+    func finishAuthentication<Outcome: Sendable>(
+        challenge: [UInt8], credentialID: [UInt8],
+        verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
+    ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?)
+
     /// Stores a verified registration: creates the user if new, inserts the credential. A credential id that is
     /// already registered throws `duplicateCredential` and changes nothing.
     func register(
@@ -220,4 +230,16 @@ public protocol PasskeyStore: Sendable {
     func purgeExpiredCeremonies() async throws(StoreError) -> Int
     /// Succeeds when the store can serve requests (readiness).
     func ping() async throws(StoreError)
+}
+
+extension PasskeyStore {
+    public func finishAuthentication<Outcome: Sendable>(
+        challenge: [UInt8], credentialID: [UInt8],
+        verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
+    ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
+        let lookup = try await takeAuthentication(challenge: challenge, credentialID: credentialID)
+        let (outcome, update) = verify(lookup)
+        guard let update else { return (lookup, outcome, nil) }
+        return (lookup, outcome, try await apply(update))
+    }
 }

@@ -193,22 +193,41 @@ public final class PostgresPasskeyStore: PasskeyStore {
     public func takeAuthentication(
         challenge: [UInt8], credentialID: [UInt8]
     ) async throws(StoreError) -> AuthenticationLookup {
+        try await run { connection in try Self.takeAuthentication(challenge: challenge, credentialID: credentialID, on: connection) }
+    }
+
+    /// Take, verify and apply on one leased connection, in one job on its thread: the statements are the same two
+    /// round trips as ``takeAuthentication(challenge:credentialID:)`` then ``apply(_:)``, without the hop back to
+    /// the caller's executor and a second lease in between. `verify` is the engine's pure check.
+    public func finishAuthentication<Outcome: Sendable>(
+        challenge: [UInt8], credentialID: [UInt8],
+        verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
+    ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
         try await run { connection in
-            let result = try connection.executePrepared(Self.takeAuthentication, [challenge, credentialID])
-            guard result.rowCount == 1 else { return AuthenticationLookup(ceremony: nil, credential: nil, user: nil) }
-            let credential = try Self.credential(from: result, row: 0, offset: 4)
-            var user: StoredUser?
-            if let credential {
-                let owner = 4 + Self.credentialColumnCount
-                user = StoredUser(
-                    handle: credential.record.userHandle, name: try result.decode(String.self, row: 0, column: owner),
-                    displayName: try result.decode(String.self, row: 0, column: owner + 1),
-                    createdAt: try result.decode(Date.self, row: 0, column: owner + 2))
-            }
-            return AuthenticationLookup(
-                ceremony: try Self.ceremony(from: result, row: 0, challenge: challenge, kind: .authentication),
-                credential: credential, user: user)
+            let lookup = try Self.takeAuthentication(challenge: challenge, credentialID: credentialID, on: connection)
+            let (outcome, update) = verify(lookup)
+            guard let update else { return (lookup, outcome, nil) }
+            return (lookup, outcome, try Self.apply(update, on: connection))
         }
+    }
+
+    static func takeAuthentication(
+        challenge: [UInt8], credentialID: [UInt8], on connection: PGConnection
+    ) throws -> AuthenticationLookup {
+        let result = try connection.executePrepared(Self.takeAuthentication, [challenge, credentialID])
+        guard result.rowCount == 1 else { return AuthenticationLookup(ceremony: nil, credential: nil, user: nil) }
+        let credential = try Self.credential(from: result, row: 0, offset: 4)
+        var user: StoredUser?
+        if let credential {
+            let owner = 4 + Self.credentialColumnCount
+            user = StoredUser(
+                handle: credential.record.userHandle, name: try result.decode(String.self, row: 0, column: owner),
+                displayName: try result.decode(String.self, row: 0, column: owner + 1),
+                createdAt: try result.decode(Date.self, row: 0, column: owner + 2))
+        }
+        return AuthenticationLookup(
+            ceremony: try Self.ceremony(from: result, row: 0, challenge: challenge, kind: .authentication),
+            credential: credential, user: user)
     }
 
     public func purgeExpiredCeremonies() async throws(StoreError) -> Int {
@@ -306,13 +325,15 @@ public final class PostgresPasskeyStore: PasskeyStore {
         parameterTypes: [.bytea, .int8, .bool, .bool, .bool])
 
     public func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult {
-        try await run { connection in
-            let result = try connection.executePrepared(
-                Self.applyUpdate,
-                [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter])
-            guard result.rowCount > 0, let credential = try Self.credential(from: result, row: 0, offset: 1) else { return .gone }
-            return try result.decode(Bool.self, row: 0, column: 0) ? .applied(credential) : .stale(credential)
-        }
+        try await run { connection in try Self.apply(update, on: connection) }
+    }
+
+    static func apply(_ update: CredentialUpdate, on connection: PGConnection) throws -> CredentialUpdateResult {
+        let result = try connection.executePrepared(
+            Self.applyUpdate,
+            [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter])
+        guard result.rowCount > 0, let credential = try Self.credential(from: result, row: 0, offset: 1) else { return .gone }
+        return try result.decode(Bool.self, row: 0, column: 0) ? .applied(credential) : .stale(credential)
     }
 
     // MARK: administration

@@ -226,6 +226,56 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func finishAuthenticationTakesVerifiesAndAppliesInOneCall(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(10), name: "gus", signCount: 5)
+        _ = try await store.register(registration, nickname: nil)
+        let record = registration.credentialRecord
+        let raise = try Registrations.update(&authenticator, record: record, increment: 3, backedUp: true)
+        let expiry = Date().addingTimeInterval(300)
+        let challenge = Array(repeating: UInt8(10), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [7], expiresAt: expiry))
+
+        // The callback sees what takeAuthentication would return; its update is applied.
+        let (lookup, seen, applied) = try await store.finishAuthentication(challenge: challenge, credentialID: registration.credentialID) { lookup in
+            (outcome: lookup.ceremony?.state, update: raise)
+        }
+        #expect(seen == [7] && lookup.credential?.record.signCount == 5 && lookup.user?.name == "gus")
+        guard case .applied(let updated)? = applied else {
+            Issue.record("the callback's update must be applied")
+            return
+        }
+        #expect(updated.record.signCount == 8 && updated.record.backupState == true)
+
+        // Consumed: the same challenge finds no ceremony; a nil update (verification failed) writes nothing.
+        let again = try await store.finishAuthentication(challenge: challenge, credentialID: registration.credentialID) { lookup in
+            (outcome: lookup.ceremony == nil, update: nil)
+        }
+        #expect(again.outcome == true && again.applied == nil && again.lookup.credential?.record.signCount == 8)
+
+        let refused = Array(repeating: UInt8(11), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: refused, kind: .authentication, userHandle: nil, state: [8], expiresAt: expiry))
+        let stale = try Registrations.update(&authenticator, record: record, increment: 1, backedUp: false)
+        let failed = try await store.finishAuthentication(challenge: refused, credentialID: registration.credentialID) { _ in
+            (outcome: "refused", update: nil)
+        }
+        #expect(failed.applied == nil && failed.lookup.ceremony?.state == [8])
+        #expect(try await store.takeAuthentication(challenge: refused, credentialID: []).ceremony == nil, "consumed although refused")
+        // A stale update through the same path is reported, not written.
+        let late = Array(repeating: UInt8(12), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: late, kind: .authentication, userHandle: nil, state: [9], expiresAt: expiry))
+        let staleResult = try await store.finishAuthentication(challenge: late, credentialID: registration.credentialID) { _ in
+            (outcome: 0, update: stale)
+        }
+        guard case .stale(let current)? = staleResult.applied else {
+            Issue.record("a counter below the stored one must come back stale")
+            return
+        }
+        #expect(current.record.signCount == 8)
+        #expect(try await store.credential(id: registration.credentialID)?.record.signCount == 8)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func zeroCountersAlwaysApply(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(9), name: "fay", signCount: 0)
