@@ -11,6 +11,7 @@ import Hummingbird
 import LibPQ
 import Logging
 import Metrics
+import NIOCore
 import NIOPosix
 import PasskeyHTTP
 import PasskeyMetadata
@@ -19,6 +20,12 @@ import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
 import WebAuthnCore
+
+// Swift concurrency's global executor becomes NIO's event loops (the loops Hummingbird serves on): a request's
+// handler task then runs on the loop that owns its connection, instead of hopping to the default cooperative pool
+// and back for every await. Must be the first thing the process does. Nothing on the global executor may block:
+// libpq calls run on `libpqThreads` below.
+NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 
 let arguments = CommandLine.arguments.dropFirst()
 
@@ -36,8 +43,13 @@ LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: logLevel)
 let logger = Logger(label: "passkeyd")
 for warning in settings.warnings { logger.warning("configuration warning", metadata: ["detail": .string(warning)]) }
 
+// One thread per pooled connection: libpq blocks, so fewer threads than connections would cap the number of
+// statements in flight (NIO's shared blocking pool has one thread per core).
+let libpqThreads = NIOThreadPool(numberOfThreads: settings.poolSize)
+libpqThreads.start()
+
 do {
-    let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: .singleton)
+    let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: libpqThreads)
     let applied = try await Migrator(directory: settings.migrations).migrate(using: pool)
     for migration in applied { logger.info("applied migration", metadata: ["migration": .string(migration.description)]) }
     if arguments.first == "migrate" {
@@ -137,6 +149,7 @@ do {
     await purger.value
     await metadataReloader.value
     await pool.shutdown()
+    try? await libpqThreads.shutdownGracefully()
 } catch {
     logger.critical("passkeyd stopped", metadata: ["error": .string("\(error)")])
     exit(1)
