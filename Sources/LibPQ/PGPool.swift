@@ -242,9 +242,21 @@ public final class PGPool: Sendable {
     // MARK: - Internals
 
     private func acquire() async throws -> Slot {
-        let id = state.withLock { state in
+        // Fast path: an idle slot and nobody waiting (the common case below saturation) needs no continuation.
+        let (immediate, id) = state.withLock { state -> (Slot?, UInt64) in
+            if !state.isShutdown, state.waiters.isEmpty, let slot = state.idle.popLast() {
+                state.inUse += 1
+                return (slot, 0)
+            }
             state.nextWaiterID += 1
-            return state.nextWaiterID
+            return (nil, state.nextWaiterID)
+        }
+        if let immediate {
+            if Task.isCancelled {
+                await release(immediate)
+                throw CancellationError()
+            }
+            return immediate
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Slot, any Error>) in

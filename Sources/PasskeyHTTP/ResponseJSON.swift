@@ -112,13 +112,25 @@ struct CredentialJSON: Encodable {
         try container.encode(attestation, forKey: .attestation)
     }
 
+    /// The AAGUID in the canonical 8-4-4-4-12 lowercase form (on every response: no per-byte formatting calls).
     static func uuid(_ bytes: [UInt8]) -> String {
         guard bytes.count == 16 else { return "" }
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            String(hex[hex.index(hex.startIndex, offsetBy: range.lowerBound)..<hex.index(hex.startIndex, offsetBy: range.upperBound)])
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            digits.withUTF8Buffer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        buffer[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    buffer[position] = digits[Int(byte >> 4)]
+                    buffer[position + 1] = digits[Int(byte & 0x0F)]
+                    position += 2
+                }
+            }
+            return position
         }
-        return parts.joined(separator: "-")
     }
 }
 

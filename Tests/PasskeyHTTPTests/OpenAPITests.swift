@@ -704,3 +704,19 @@ struct ErrorBodyTests {
         #expect(!body.contains(0x0A), "no raw control characters")
     }
 }
+
+@Suite("Response JSON helpers")
+struct ResponseJSONHelperTests {
+    @Test("AAGUIDs are written in Foundation's UUID form, lowercased; other lengths as an empty string")
+    func aaguidText() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let foundation = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            #expect(CredentialJSON.uuid(bytes) == foundation.uuidString.lowercased())
+        }
+        #expect(CredentialJSON.uuid(Array(repeating: 0, count: 16)) == "00000000-0000-0000-0000-000000000000")
+        #expect(CredentialJSON.uuid([1, 2, 3]) == "" && CredentialJSON.uuid([]) == "")
+    }
+}
