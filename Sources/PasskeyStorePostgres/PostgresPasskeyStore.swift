@@ -207,8 +207,51 @@ public final class PostgresPasskeyStore: PasskeyStore {
             let lookup = try Self.takeAuthentication(challenge: challenge, credentialID: credentialID, on: connection)
             let (outcome, update) = verify(lookup)
             guard let update else { return (lookup, outcome, nil) }
-            return (lookup, outcome, try Self.apply(update, on: connection))
+            guard let loaded = lookup.credential, loaded.id == update.credentialID else {
+                return (lookup, outcome, try Self.apply(update, on: connection))
+            }
+            return (lookup, outcome, try Self.apply(update, to: loaded, on: connection))
         }
+    }
+
+    /// ``applyUpdate`` for a credential this connection has just loaded: the update returns only the four columns
+    /// it changes and the stored credential is the loaded one with those, instead of re-reading and decoding the
+    /// whole row with its owner. Zero rows (stale or deleted meanwhile, both rare) → one more read to tell which.
+    static let applyLoadedUpdate = PGPreparedStatement(
+        name: "passkeyd_apply_loaded_update",
+        sql: """
+            UPDATE credentials
+               SET sign_count = CASE WHEN $5 THEN $2 ELSE sign_count END,
+                   backup_state = CASE WHEN $5 THEN $3 ELSE backup_state END,
+                   uv_initialized = uv_initialized OR $4,
+                   last_used_at = now()
+             WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
+            RETURNING sign_count, backup_state, uv_initialized, last_used_at
+            """,
+        parameterTypes: [.bytea, .int8, .bool, .bool, .bool])
+
+    static let credentialForSignIn = PGPreparedStatement(
+        name: "passkeyd_credential_for_sign_in",
+        sql: "SELECT \(credentialColumnsForSignIn) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1",
+        parameterTypes: [.bytea], isIdempotent: true)
+
+    static func apply(
+        _ update: CredentialUpdate, to loaded: StoredCredential, on connection: PGConnection
+    ) throws -> CredentialUpdateResult {
+        let result = try connection.executePrepared(
+            Self.applyLoadedUpdate,
+            [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter])
+        guard result.rowCount == 1 else {
+            let current = try connection.executePrepared(Self.credentialForSignIn, [update.credentialID])
+            guard current.rowCount == 1, let credential = try Self.credential(from: current, row: 0) else { return .gone }
+            return .stale(credential)
+        }
+        var updated = loaded
+        updated.record.signCount = UInt32(clamping: try result.decode(Int64.self, row: 0, column: 0))
+        updated.record.backupState = try result.decode(Bool.self, row: 0, column: 1)
+        updated.record.uvInitialized = try result.decode(Bool.self, row: 0, column: 2)
+        updated.lastUsedAt = try result.decode(Date.self, row: 0, column: 3)
+        return .applied(updated)
     }
 
     static func takeAuthentication(

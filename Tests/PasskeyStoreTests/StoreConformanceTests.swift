@@ -245,7 +245,10 @@ struct StoreConformanceTests {
             Issue.record("the callback's update must be applied")
             return
         }
-        #expect(updated.record.signCount == 8 && updated.record.backupState == true)
+        #expect(updated.record.signCount == 8 && updated.record.backupState == true && updated.lastUsedAt != nil)
+        let reread = try #require(try await store.credential(id: registration.credentialID))
+        #expect(updated.record == reread.record && updated.lastUsedAt == reread.lastUsedAt, "what finish returns is what is stored")
+        #expect(updated.aaguid == reread.aaguid && updated.nickname == reread.nickname && updated.attestation == reread.attestation)
 
         // Consumed: the same challenge finds no ceremony; a nil update (verification failed) writes nothing.
         let again = try await store.finishAuthentication(challenge: challenge, credentialID: registration.credentialID) { lookup in
