@@ -40,23 +40,35 @@ public struct CeremonyService: Sendable {
     // MARK: registration
 
     /// Begins a registration for `name`: a known user keeps their handle and gets their credentials excluded; a
-    /// new one gets a fresh random 32-byte handle.
+    /// new one gets a fresh random 32-byte handle. One store call: lookup, options, insert.
     public func beginRegistration(
         name: String, displayName: String, request: RegistrationRequest
     ) async throws -> CreationOptionsJSON {
-        let existing = try await store.user(named: name)
-        let handle = existing?.handle ?? SecureRandom.bytes(count: 32)
-        let user = try UserEntity(id: handle, name: name, displayName: existing?.displayName ?? displayName)
-        var exclude: [StoredCredential] = []
-        if let existing { exclude = try await store.credentials(ofUser: existing.handle) }
-        let (options, state) = relyingParty.beginRegistration(
-            user: user, excludeCredentials: exclude.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) },
-            request: request, challengeSource: challengeSource, now: now())
-        try await store.saveCeremony(
-            PendingCeremony(
-                challenge: state.challenge, kind: .registration, userHandle: handle,
-                state: state.stateBytes, expiresAt: state.expiresAt))
-        return options
+        let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
+        let outcome = try await store.beginCeremony(userNamed: name) { existing, credentials in
+            Self.ceremony(Result { () throws -> (CreationOptionsJSON, PendingCeremony) in
+                let handle = existing?.handle ?? SecureRandom.bytes(count: 32)
+                let user = try UserEntity(id: handle, name: name, displayName: existing?.displayName ?? displayName)
+                let (options, state) = relyingParty.beginRegistration(
+                    user: user,
+                    excludeCredentials: credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) },
+                    request: request, challengeSource: challengeSource, now: now)
+                return (options, PendingCeremony(
+                    challenge: state.challenge, kind: .registration, userHandle: handle, state: state.stateBytes,
+                    expiresAt: state.expiresAt))
+            })
+        }
+        return try outcome.get()
+    }
+
+    /// A begin's `build` result: the options, and the ceremony to save only when they were made.
+    private static func ceremony<Options: Sendable>(
+        _ made: Result<(Options, PendingCeremony), any Error>
+    ) -> (outcome: Result<Options, any Error>, ceremony: PendingCeremony?) {
+        switch made {
+        case .success(let (options, ceremony)): (.success(options), ceremony)
+        case .failure(let error): (.failure(error), nil)
+        }
     }
 
     /// Finishes a registration: consumes the ceremony (also when verification fails), verifies, stores.
@@ -79,31 +91,27 @@ public struct CeremonyService: Sendable {
 
     /// Begins an authentication: with a user name, for that user's credentials; without, a discoverable request.
     /// An unknown name gets options indistinguishable in shape from a known one (no allowCredentials leak).
-    /// `extensions` are client extension inputs passed through to the options.
+    /// `extensions` are client extension inputs passed through to the options. One store call: lookup, insert.
     public func beginAuthentication(
         name: String?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]? = nil
     ) async throws -> RequestOptionsJSON {
-        var allow: [CredentialDescriptor] = []
-        var handle: [UInt8]?
-        if let name, let user = try await store.user(named: name) {
-            handle = user.handle
-            allow = try await store.credentials(ofUser: user.handle).map {
-                CredentialDescriptor(id: $0.id, transports: $0.record.transports)
+        let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
+        let outcome = try await store.beginCeremony(userNamed: name) { user, credentials in
+            var allow = credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }
+            var handle = user?.handle
+            if name != nil, handle == nil {
+                // Unknown user: a random handle that owns nothing, and one imaginary credential id.
+                handle = SecureRandom.bytes(count: 32)
+                allow = [CredentialDescriptor(id: SecureRandom.bytes(count: 32))]
             }
+            let (options, state) = relyingParty.beginAuthentication(
+                allowCredentials: allow, userHandle: handle, userVerification: userVerification, extensions: extensions,
+                challengeSource: challengeSource, now: now)
+            return Self.ceremony(.success((options, PendingCeremony(
+                challenge: state.challenge, kind: .authentication, userHandle: handle, state: state.stateBytes,
+                expiresAt: state.expiresAt))))
         }
-        if name != nil, handle == nil {
-            // Unknown user: a random handle that owns nothing, and one imaginary credential id.
-            handle = SecureRandom.bytes(count: 32)
-            allow = [CredentialDescriptor(id: SecureRandom.bytes(count: 32))]
-        }
-        let (options, state) = relyingParty.beginAuthentication(
-            allowCredentials: allow, userHandle: handle, userVerification: userVerification, extensions: extensions,
-            challengeSource: challengeSource, now: now())
-        try await store.saveCeremony(
-            PendingCeremony(
-                challenge: state.challenge, kind: .authentication, userHandle: handle,
-                state: state.stateBytes, expiresAt: state.expiresAt))
-        return options
+        return try outcome.get()
     }
 
     /// Finishes an authentication in one store call: the store consumes the ceremony and loads the credential

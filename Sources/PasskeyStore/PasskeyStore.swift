@@ -188,6 +188,15 @@ public protocol PasskeyStore: Sendable {
 
     /// Records a begun ceremony.
     func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError)
+    /// Begin as one unit: loads the user named `name` with their credentials (no lookup when `name` is nil; nil and
+    /// no credentials when unknown), calls `build` with them, and saves the ceremony `build` returns (nothing when
+    /// nil). `build` must be pure (no I/O, no blocking): an implementation may run it on its own thread while it
+    /// holds a database connection, so a begin is one lease and one trip to that thread. The default
+    /// implementation calls ``user(named:)``, ``credentials(ofUser:)`` and ``saveCeremony(_:)`` in turn.
+    func beginCeremony<Outcome: Sendable>(
+        userNamed name: String?,
+        build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
+    ) async throws(StoreError) -> Outcome
     /// Removes and returns the unexpired ceremony with this challenge and kind (single use; nil if unknown,
     /// expired, of the other kind, or already taken).
     func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony?
@@ -233,6 +242,21 @@ public protocol PasskeyStore: Sendable {
 }
 
 extension PasskeyStore {
+    public func beginCeremony<Outcome: Sendable>(
+        userNamed name: String?,
+        build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
+    ) async throws(StoreError) -> Outcome {
+        var user: StoredUser?
+        var credentials: [StoredCredential] = []
+        if let name, let found = try await self.user(named: name) {
+            user = found
+            credentials = try await self.credentials(ofUser: found.handle)
+        }
+        let (outcome, ceremony) = build(user, credentials)
+        if let ceremony { try await saveCeremony(ceremony) }
+        return outcome
+    }
+
     public func finishAuthentication<Outcome: Sendable>(
         challenge: [UInt8], credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)

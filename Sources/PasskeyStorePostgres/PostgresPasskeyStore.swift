@@ -150,15 +150,49 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     /// Every begin: prepared.
     public func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError) {
+        try await run { connection in try Self.save(ceremony, on: connection) }
+    }
+
+    /// A user by name with their credentials (sign-in columns), in one statement: one row per credential, or one
+    /// row with NULL credential columns for a user without any, or none for an unknown name.
+    static let userWithCredentials = PGPreparedStatement(
+        name: "passkeyd_user_with_credentials",
+        sql: """
+            SELECT u.user_handle, u.name, u.display_name, u.created_at, \(credentialColumnsForSignIn)
+              FROM users u LEFT JOIN credentials c ON c.user_id = u.id
+             WHERE u.name = $1 ORDER BY c.created_at, c.id
+            """,
+        parameterTypes: [.text], isIdempotent: true)
+
+    /// Lookup, `build` and insert on one leased connection, in one job on its thread (see the protocol).
+    public func beginCeremony<Outcome: Sendable>(
+        userNamed name: String?,
+        build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
+    ) async throws(StoreError) -> Outcome {
         try await run { connection in
-            var bindings = PGBindings()
-            bindings.append(ceremony.challenge)
-            bindings.append(ceremony.kind.rawValue)
-            bindings.append(ceremony.userHandle)
-            bindings.append(ceremony.state)
-            bindings.append(ceremony.expiresAt)
-            _ = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
+            var user: StoredUser?
+            var credentials: [StoredCredential] = []
+            if let name {
+                let result = try connection.executePrepared(Self.userWithCredentials, [name])
+                if result.rowCount > 0 {
+                    user = try Self.user(from: result, row: 0)
+                    credentials = try (0..<result.rowCount).compactMap { try Self.credential(from: result, row: $0, offset: 4) }
+                }
+            }
+            let (outcome, ceremony) = build(user, credentials)
+            if let ceremony { try Self.save(ceremony, on: connection) }
+            return outcome
         }
+    }
+
+    static func save(_ ceremony: PendingCeremony, on connection: PGConnection) throws {
+        var bindings = PGBindings()
+        bindings.append(ceremony.challenge)
+        bindings.append(ceremony.kind.rawValue)
+        bindings.append(ceremony.userHandle)
+        bindings.append(ceremony.state)
+        bindings.append(ceremony.expiresAt)
+        _ = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
     }
 
     /// Deletes the ceremony whatever its age (single use) and returns it only if it has not expired (database clock).

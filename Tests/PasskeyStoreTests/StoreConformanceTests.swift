@@ -226,6 +226,46 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func beginCeremonyLooksUpBuildsAndSavesInOneCall(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let first = try Registrations.make(handle: Registrations.handle(13), name: "hana")
+        let second = try Registrations.make(handle: Registrations.handle(13), name: "hana")
+        _ = try await store.register(first, nickname: nil)
+        _ = try await store.register(second, nickname: nil)
+        let expiry = Date().addingTimeInterval(300)
+        @Sendable func ceremony(_ byte: UInt8) -> PendingCeremony {
+            PendingCeremony(challenge: Array(repeating: byte, count: 32), kind: .authentication, userHandle: nil, state: [byte], expiresAt: expiry)
+        }
+
+        let known = try await store.beginCeremony(userNamed: "hana") { user, credentials in
+            (outcome: (user, credentials.map(\.id)), ceremony: ceremony(20))
+        }
+        #expect(known.0?.handle == Registrations.handle(13) && known.0?.name == "hana")
+        #expect(Set(known.1) == Set([first.credentialID, second.credentialID]) && known.1.count == 2)
+        #expect(try await store.takeCeremony(challenge: ceremony(20).challenge, kind: .authentication)?.state == [20], "saved")
+
+        let unknown = try await store.beginCeremony(userNamed: "nobody") { user, credentials in
+            (outcome: user == nil && credentials.isEmpty, ceremony: ceremony(21))
+        }
+        let anonymous = try await store.beginCeremony(userNamed: nil) { user, credentials in
+            (outcome: user == nil && credentials.isEmpty, ceremony: ceremony(22))
+        }
+        #expect(unknown && anonymous)
+        let notBuilt = try await store.beginCeremony(userNamed: "hana") { _, _ in (outcome: 1, ceremony: nil) }
+        #expect(notBuilt == 1)
+        #expect(try await store.takeCeremony(challenge: ceremony(21).challenge, kind: .authentication) != nil)
+        #expect(try await store.takeCeremony(challenge: ceremony(22).challenge, kind: .authentication) != nil)
+
+        // A user whose credentials were all deleted is still found, with none.
+        _ = try await store.deleteCredential(id: first.credentialID)
+        _ = try await store.deleteCredential(id: second.credentialID)
+        let bare = try await store.beginCeremony(userNamed: "hana") { user, credentials in
+            (outcome: (user?.name, credentials.count), ceremony: nil)
+        }
+        #expect(bare.0 == "hana" && bare.1 == 0)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func finishAuthenticationTakesVerifiesAndAppliesInOneCall(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(10), name: "gus", signCount: 5)
