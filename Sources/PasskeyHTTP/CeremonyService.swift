@@ -71,19 +71,25 @@ public struct CeremonyService: Sendable {
         }
     }
 
-    /// Finishes a registration: consumes the ceremony (also when verification fails), verifies, stores.
+    /// Finishes a registration in one store call: consumes the ceremony (also when verification fails), verifies
+    /// (no I/O), stores.
     public func finishRegistration(
         _ response: RegistrationResponseJSON, nickname: String?
     ) async throws -> (user: StoredUser, credential: StoredCredential, verified: VerifiedRegistration) {
         guard let challenge = response.unverifiedChallenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
-        guard let ceremony = try await store.takeCeremony(challenge: challenge, kind: .registration) else {
-            throw APIError.challengeUnknown
+        let (relyingParty, now) = (self.relyingParty, now())
+        let (outcome, stored) = try await store.finishRegistration(challenge: challenge, nickname: nickname) { ceremony in
+            let verified = Result { () throws -> VerifiedRegistration in
+                guard let ceremony else { throw APIError.challengeUnknown }
+                let state = try RegistrationState(stateBytes: ceremony.state)
+                return try relyingParty.finishRegistration(response, state: state, now: now)
+            }
+            return (verified, try? verified.get())
         }
-        let state = try RegistrationState(stateBytes: ceremony.state)
-        let verified = try relyingParty.finishRegistration(response, state: state, now: now())
-        let (user, credential) = try await store.register(verified, nickname: nickname)
+        let verified = try outcome.get()
+        guard let (user, credential) = stored else { throw StoreError(.unavailable, "registration not stored") }
         return (user, credential, verified)
     }
 

@@ -216,6 +216,14 @@ public protocol PasskeyStore: Sendable {
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
     ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?)
 
+    /// Registration finish as one unit: ``takeCeremony(challenge:kind:)`` (registration), then `verify` on what it
+    /// took, then ``register(_:nickname:)`` of the registration `verify` returns (nothing is stored when it returns
+    /// nil; `stored` is then nil). `verify` must be pure, as for ``finishAuthentication(challenge:credentialID:verify:)``.
+    func finishRegistration<Outcome: Sendable>(
+        challenge: [UInt8], nickname: String?,
+        verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
+    ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?)
+
     /// Stores a verified registration: creates the user if new, inserts the credential. A credential id that is
     /// already registered throws `duplicateCredential` and changes nothing.
     func register(
@@ -242,6 +250,16 @@ public protocol PasskeyStore: Sendable {
 }
 
 extension PasskeyStore {
+    public func finishRegistration<Outcome: Sendable>(
+        challenge: [UInt8], nickname: String?,
+        verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
+    ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
+        let ceremony = try await takeCeremony(challenge: challenge, kind: .registration)
+        let (outcome, registration) = verify(ceremony)
+        guard let registration else { return (outcome, nil) }
+        return (outcome, try await register(registration, nickname: nickname))
+    }
+
     public func beginCeremony<Outcome: Sendable>(
         userNamed name: String?,
         build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)

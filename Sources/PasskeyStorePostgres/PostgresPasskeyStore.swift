@@ -352,6 +352,25 @@ public final class PostgresPasskeyStore: PasskeyStore {
     public func register(
         _ registration: VerifiedRegistration, nickname: String?
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
+        let parameters = Self.registerParameters(registration, nickname: nickname)
+        return try await run { connection in try Self.register(parameters, on: connection) }
+    }
+
+    /// Take, verify and register on one leased connection, in one job on its thread (see the protocol).
+    public func finishRegistration<Outcome: Sendable>(
+        challenge: [UInt8], nickname: String?,
+        verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
+    ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
+        try await run { connection in
+            let taken = try connection.executePrepared(Self.takeCeremonyStatement, [challenge, CeremonyKind.registration.rawValue])
+            let ceremony = taken.rowCount == 0 ? nil : try Self.ceremony(from: taken, row: 0, challenge: challenge, kind: .registration)
+            let (outcome, registration) = verify(ceremony)
+            guard let registration else { return (outcome, nil) }
+            return (outcome, try Self.register(Self.registerParameters(registration, nickname: nickname), on: connection))
+        }
+    }
+
+    static func registerParameters(_ registration: VerifiedRegistration, nickname: String?) -> PGBindings {
         let entity = registration.user
         let record = registration.credentialRecord
         let verdict = StoredAttestation(registration)
@@ -365,16 +384,17 @@ public final class PostgresPasskeyStore: PasskeyStore {
         bindings.append(verdict.trust)
         bindings.append(verdict.trustAnchor)
         bindings.append(verdict.authenticatorDescription)
-        let parameters = bindings
-        return try await run { connection in
-            for _ in 0..<2 {
-                let result = try connection.executePrepared(Self.registerStatement, parameters)
-                guard result.rowCount == 1 else { continue }  // a concurrent first registration of this user: again
-                guard let credential = try Self.credential(from: result, row: 0, offset: 4) else { break }
-                return (try Self.user(from: result, row: 0), credential)
-            }
-            throw StoreError(.userConflict, "the user changed during registration")
+        return bindings
+    }
+
+    static func register(_ parameters: PGBindings, on connection: PGConnection) throws -> (user: StoredUser, credential: StoredCredential) {
+        for _ in 0..<2 {
+            let result = try connection.executePrepared(Self.registerStatement, parameters)
+            guard result.rowCount == 1 else { continue }  // a concurrent first registration of this user: again
+            guard let credential = try Self.credential(from: result, row: 0, offset: 4) else { break }
+            return (try Self.user(from: result, row: 0), credential)
         }
+        throw StoreError(.userConflict, "the user changed during registration")
     }
 
     /// One statement, one round trip: with $5 (advancesCounter) the row is written only while its counter is below

@@ -266,6 +266,47 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func finishRegistrationTakesVerifiesAndStoresInOneCall(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let registration = try Registrations.make(handle: Registrations.handle(14), name: "ivan")
+        let challenge = Array(repeating: UInt8(30), count: 32)
+        let expiry = Date().addingTimeInterval(300)
+        try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .registration, userHandle: Registrations.handle(14), state: [30], expiresAt: expiry))
+
+        let first = try await store.finishRegistration(challenge: challenge, nickname: "key") { ceremony in
+            (outcome: ceremony?.state, registration: registration)
+        }
+        #expect(first.outcome == [30] && first.stored?.user.name == "ivan" && first.stored?.credential.nickname == "key")
+        #expect(try await store.credential(id: registration.credentialID)?.record == registration.credentialRecord)
+
+        // Single use: the second call sees no ceremony; a nil registration stores nothing.
+        let other = try Registrations.make(handle: Registrations.handle(15), name: "jo")
+        let second = try await store.finishRegistration(challenge: challenge, nickname: nil) { ceremony in
+            (outcome: ceremony == nil, registration: nil)
+        }
+        #expect(second.outcome && second.stored == nil)
+        let otherStored = try await store.credential(id: other.credentialID)
+        let jo = try await store.user(named: "jo")
+        #expect(otherStored == nil && jo == nil)
+
+        // Verified but a duplicate id: the store's error, the ceremony consumed, nothing else changed.
+        let again = Array(repeating: UInt8(31), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: again, kind: .registration, userHandle: Registrations.handle(14), state: [31], expiresAt: expiry))
+        await #expect(throws: StoreError(.duplicateCredential)) {
+            _ = try await store.finishRegistration(challenge: again, nickname: nil) { _ in (outcome: 0, registration: registration) }
+        }
+        #expect(try await store.takeCeremony(challenge: again, kind: .registration) == nil, "consumed")
+        #expect(try await store.credentials(ofUser: Registrations.handle(14)).count == 1)
+        // An authentication ceremony is not a registration one.
+        let wrongKind = Array(repeating: UInt8(32), count: 32)
+        try await store.saveCeremony(PendingCeremony(challenge: wrongKind, kind: .authentication, userHandle: nil, state: [32], expiresAt: expiry))
+        let crossed = try await store.finishRegistration(challenge: wrongKind, nickname: nil) { ceremony in
+            (outcome: ceremony == nil, registration: nil)
+        }
+        #expect(crossed.outcome)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func finishAuthenticationTakesVerifiesAndAppliesInOneCall(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(10), name: "gus", signCount: 5)
