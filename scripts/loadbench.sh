@@ -3,7 +3,7 @@
 # over loopback by passkeyd-loadgen (Sources/PasskeyLoadGen). Not part of the test command or CI.
 #
 #   scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
-#                        [--perf] [--out FILE]
+#                        [--perf] [--instances 1,2,3] [--out FILE]
 #
 #   --quick          3 s phases, 5,000 pre-signed finishes per concurrency, no soak (a smoke run of the benchmark)
 #   --million        after the main run, a second passkeyd against a fresh database of 1,000,000 credentials
@@ -14,6 +14,10 @@
 #   --credentials N  users + credentials of the main run (default 10000)
 #   --perf           `perf record -g` of passkeyd during the pre-signed phase at the highest concurrency (needs perf,
 #                    Debian linux-perf); var/loadbench/perf.data, top symbols in var/loadbench/perf-top.txt
+#   --instances LIST after the main run, for each N in LIST: N passkeyd processes on N free ports sharing one fresh
+#                    database, the load generator spreading over them (a ceremony begun on one instance finishes on
+#                    another); pre-signed, begin + finish and registration at the highest concurrency, same phase
+#                    limits; then a table of the N runs with ratios to 1 instance
 #   --out FILE       the Markdown summary (default var/loadbench/summary.md); copy it to BENCHMARKS.md to commit
 #
 # Environment: PASSKEYD_PG_PORT (scripts/postgres.sh), LOADBENCH_SCRATCH (swift build --scratch-path, default .build).
@@ -30,7 +34,7 @@ cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
-seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 perf=0
+seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 perf=0 instances=""
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
@@ -41,11 +45,16 @@ while (($#)); do
     --credentials) credentials="$2"; shift ;;
     --concurrency) concurrency="$2"; shift ;;
     --perf) perf=1 ;;
+    --instances) instances="$2"; shift ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
+if [[ -n $instances && ! $instances =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]]; then
+    echo "loadbench: --instances needs a list of positive numbers, e.g. 1,2,3" >&2
+    exit 2
+fi
 
 packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl python3)
 ((perf)) && packages+=(linux-perf)
@@ -77,9 +86,9 @@ export PSQL="${PSQL:-/usr/lib/postgresql/15/bin/psql}"
 work="$repo/var/loadbench"
 mkdir -p "$work" "$(dirname "$out")"
 chmod 0755 "$work"  # the CSV files are read by psql (this user), never by the server
-server=""
+servers=()  # the running passkeyd processes; start_server adds one, stop_servers stops them all
 cleanup() {
-    if [[ -n $server ]]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    for pid in "${servers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     if ((started_pg)); then scripts/postgres.sh stop || true; fi
 }
 trap cleanup EXIT
@@ -96,19 +105,60 @@ fresh_database() {
     PASSKEYD_DATABASE_URL="$bench_url" "$bin/passkeyd" migrate 2>>"$work/passkeyd.log"
 }
 
+# Starts one more passkeyd and waits until it is ready (so the next free_port cannot hand out its port):
+# sets port and server, adds it to servers.
 start_server() {
     port="$(free_port)"
     PASSKEYD_DATABASE_URL="$bench_url" PASSKEYD_LISTEN="127.0.0.1:$port" "$bin/passkeyd" 2>>"$work/passkeyd.log" &
     server=$!
+    servers+=("$server")
     for _ in $(seq 150); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
     echo "loadbench: passkeyd did not become ready; log: $work/passkeyd.log" >&2
     exit 1
 }
 
-stop_server() {
-    kill -TERM "$server"
-    wait "$server" || { echo "loadbench: passkeyd did not exit cleanly" >&2; exit 1; }
-    server=""
+stop_servers() {
+    local pid
+    for pid in "${servers[@]}"; do kill -TERM "$pid"; done
+    for pid in "${servers[@]}"; do wait "$pid" || { echo "loadbench: passkeyd did not exit cleanly" >&2; exit 1; }; done
+    servers=()
+}
+
+# The --instances table from the load generator's results-instances-N.json: rates with their ratio to 1 instance
+# (or to the first N listed), finish p99s, errors of all phases (warm-up included), cross-instance ceremonies.
+instances_table() {
+    python3 - "$1" "$(nproc)" "$work" ${instances//,/ } <<'PY'
+import json, sys
+top, cores, work, counts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+runs = {n: json.load(open(f"{work}/results-instances-{n}.json")) for n in counts}
+base_n = "1" if "1" in runs else counts[0]
+base = runs[base_n]
+def rate(r, key):
+    value, first = r.get(f"{key}{top}_rate"), base.get(f"{key}{top}_rate")
+    if value is None: return "–"
+    return f"{value:.0f} ({value / first:.2f}×)" if first else f"{value:.0f}"
+def p99(r, key):
+    value = r.get(f"{key}{top}_p99")
+    return "–" if value is None else f"{value:.1f}"
+print(f"### Instances: 1 database, N passkeyd processes, concurrency {top}")
+print()
+print(f"All instances share this machine's {cores} cores with PostgreSQL and the load generator, so more instances show "
+      "the cost of coordinating through PostgreSQL (ceremonies begun on one instance, finished on another), not "
+      "horizontal scaling. Ratios are to the " + ("1-instance run" if base_n == "1" else f"{base_n}-instance run") +
+      ". Each run's section above has its details; passkeyd CPU and RSS there are sums over the instances.")
+print()
+print("| instances | auth finish pre-signed req/s | auth begin + finish pairs/s | registration pairs/s "
+      "| finish p99 ms (pre-signed / begin + finish / registration) | errors | cross-instance ceremonies |")
+print("|---:|---:|---:|---:|---|---:|---:|")
+for n in counts:
+    r = runs[n]
+    errors = sum(v for k, v in r.items() if k.endswith("_errors"))
+    cross = sum(r.get(f"{k}{top}_cross", 0) for k in ("mixed", "registration"))
+    done = sum(r.get(f"{k}{top}_completed", 0) for k in ("mixed", "registration"))
+    print(f"| {n} | {rate(r, 'presigned')} | {rate(r, 'mixed')} | {rate(r, 'registration')} "
+          f"| {p99(r, 'presigned')} / {p99(r, 'mixed')} / {p99(r, 'registration')} | {errors:.0f} | {cross:.0f} of {done:.0f} |")
+print()
+PY
 }
 
 # --- the summary's header: what ran where ---
@@ -146,13 +196,27 @@ if ((perf)); then
         | grep -E '^ +[0-9.]+%' | head -25 >"$work/perf-top.txt" || true
     echo "loadbench: perf profile of passkeyd in $work/perf.data (top symbols: $work/perf-top.txt)" >&2
 fi
-stop_server
+stop_servers
 
 if ((million)); then
     fresh_database
     start_server
     "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials 1000000 --phases presigned,mixed \
         --label "1,000,000 credentials" --results "$work/results-million.json" --baseline "$work/results-main.json"
-    stop_server
+    stop_servers
+fi
+
+if [[ -n $instances ]]; then
+    top="$(tr , '\n' <<<"$concurrency" | sort -n | tail -1)"
+    for n in ${instances//,/ }; do
+        fresh_database
+        urls=()
+        for _ in $(seq "$n"); do start_server; urls+=("http://127.0.0.1:$port"); done
+        "${loadgen[@]}" --concurrency "$top" --url "$(IFS=,; echo "${urls[*]}")" --server-pid "$(IFS=,; echo "${servers[*]}")" \
+            --credentials "$credentials" --phases presigned,mixed,registration --label "$n × passkeyd, one database, concurrency $top" \
+            --results "$work/results-instances-$n.json"
+        stop_servers
+    done
+    instances_table "$top" >>"$out"
 fi
 echo "loadbench: summary in $out" >&2

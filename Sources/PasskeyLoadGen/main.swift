@@ -12,6 +12,9 @@
 //      "none" attestation), POST …/finish (201), at each concurrency;
 //   6. soak (optional): mixed authentication at the highest concurrency for S seconds, then server RSS again.
 // Every response is checked (status and body shape); anything else is counted as an error by kind.
+// --url may list several instances sharing one database (comma-separated): each virtual user keeps one connection
+// per instance, iterations go round-robin over them, and a ceremony that begins on instance i finishes on instance
+// (i + 1) mod n, so with n > 1 every begin + finish crosses instances (counted in the summary).
 // Each phase stops at its request count or its duration, whichever comes first. Results go to stdout and, as
 // Markdown, to --out; --results/--baseline write and read key figures so a 1M-credential run is compared with 10k.
 import COSECrypto
@@ -27,7 +30,8 @@ import WebAuthnTestSupport
 // MARK: options
 
 struct Options {
-    var url = "http://127.0.0.1:18090"
+    /// Base URLs of the instances (--url, comma-separated), all serving the same database.
+    var urls = ["http://127.0.0.1:18090"]
     var databaseURL = ""
     var credentials = 10_000
     var workingSet = 50_000
@@ -38,7 +42,8 @@ struct Options {
     var warmup = 3.0
     var soak = 0.0
     var phases: Set<String> = ["presigned", "mixed", "registration"]
-    var serverPID: Int32?
+    /// The instances' process ids (--server-pid, comma-separated): CPU and RSS are summed over them.
+    var serverPIDs: [Int32] = []
     var out: String?
     var results: String?
     var baseline: String?
@@ -48,9 +53,9 @@ struct Options {
     var workDirectory = NSTemporaryDirectory()
 
     static let usage = """
-        usage: passkeyd-loadgen --url URL --database-url PGURL [--credentials N] [--working-set W] [--concurrency 16,64]
+        usage: passkeyd-loadgen --url URL[,URL…] --database-url PGURL [--credentials N] [--working-set W] [--concurrency 16,64]
                [--seconds S] [--requests R] [--presigned P] [--warmup S] [--soak S] [--phases presigned,mixed,registration]
-               [--server-pid PID] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
+               [--server-pid PID[,PID…]] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
                [--perf-output FILE]
         """
 
@@ -66,7 +71,7 @@ struct Options {
         }
         while let argument = iterator.next() {
             switch argument {
-            case "--url": url = value(argument)
+            case "--url": urls = value(argument).split(separator: ",").map(String.init)
             case "--database-url": databaseURL = value(argument)
             case "--credentials": credentials = number(argument)
             case "--working-set": workingSet = number(argument)
@@ -77,7 +82,10 @@ struct Options {
             case "--warmup": warmup = number(argument)
             case "--soak": soak = number(argument)
             case "--phases": phases = Set(value(argument).split(separator: ",").map(String.init))
-            case "--server-pid": serverPID = number(argument)
+            case "--server-pid":
+                let text = value(argument)
+                serverPIDs = text.split(separator: ",").compactMap { Int32($0) }
+                if serverPIDs.count != text.split(separator: ",").count { Self.fail("--server-pid needs numbers") }
             case "--out": out = value(argument)
             case "--results": results = value(argument)
             case "--baseline": baseline = value(argument)
@@ -89,6 +97,7 @@ struct Options {
         }
         if databaseURL.isEmpty { Self.fail("--database-url is required") }
         if concurrencies.isEmpty { Self.fail("--concurrency needs at least one number") }
+        if urls.isEmpty { Self.fail("--url needs at least one URL") }
     }
 
     static func fail(_ message: String) -> Never {
@@ -119,9 +128,10 @@ struct CPUSnapshot {
         return (user + system) / ticksPerSecond
     }
 
-    static func take(serverPID: Int32?) -> CPUSnapshot {
+    /// `serverSeconds` is the sum over all instances.
+    static func take(serverPIDs: [Int32]) -> CPUSnapshot {
         let mine = processCPUSeconds(getpid())
-        let server = serverPID.map(processCPUSeconds) ?? 0
+        let server = serverPIDs.map(processCPUSeconds).reduce(0, +)
         var busy = 0.0
         var total = 0.0
         if let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let line = text.split(separator: "\n").first {
@@ -142,6 +152,12 @@ func rssKiB(_ pid: Int32?) -> Int? {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
     return nil
+}
+
+/// VmRSS summed over the instances; nil if none could be read.
+func rssKiB(_ pids: [Int32]) -> Int? {
+    let readings = pids.compactMap { rssKiB($0) }
+    return readings.isEmpty ? nil : readings.reduce(0, +)
 }
 
 /// Starts `arguments` (absolute path first) without waiting; nil if it cannot start. (posix_spawn: Foundation's
@@ -179,6 +195,33 @@ final class Ticket: Sendable {
     func next() -> Int { counter.add(1, ordering: .relaxed).oldValue }
 }
 
+/// One virtual user's keep-alive connections, one per instance in --url order.
+struct Connections: Sendable {
+    let all: [HTTPConnection]
+
+    /// Where iteration `index` sends its only request: round-robin over the instances.
+    func spread(_ index: Int) -> HTTPConnection { all[index % all.count] }
+
+    /// Where iteration `index` begins: round-robin, as `spread`.
+    func begin(_ index: Int) -> HTTPConnection { spread(index) }
+
+    /// Where iteration `index` finishes: the next instance, so with more than one the ceremony crosses instances.
+    func finish(_ index: Int) -> HTTPConnection { all[(index + 1) % all.count] }
+
+    /// Whether begin and finish of an iteration go to different instances.
+    var crosses: Bool { all.count > 1 }
+
+    static func connect(group: any EventLoopGroup, endpoints: [(host: String, port: Int)]) async throws -> Connections {
+        var all: [HTTPConnection] = []
+        for endpoint in endpoints { all.append(try await HTTPConnection.connect(group: group, host: endpoint.host, port: endpoint.port)) }
+        return Connections(all: all)
+    }
+
+    func close() async {
+        for connection in all { await connection.close() }
+    }
+}
+
 /// What one iteration of a virtual user produced.
 struct Outcome: Sendable {
     var begin: UInt64?
@@ -186,6 +229,8 @@ struct Outcome: Sendable {
     /// Time spent in this process between the two requests (signing or credential creation, JSON), in ns.
     var client: UInt64 = 0
     var error: String?
+    /// A ceremony that began on one instance and finished, checked, on another.
+    var crossed = false
 }
 
 struct PhaseResult: Sendable {
@@ -201,6 +246,8 @@ struct PhaseResult: Sendable {
     var selfCPU: Double
     var machineCPU: Double
     var bound: String
+    /// Completed ceremonies that began on one instance and finished on another.
+    var crossInstance = 0
 
     var errorCount: Int { errors.values.reduce(0, +) }
     var rate: Double { Double(completed) / wall }
@@ -212,17 +259,18 @@ struct PhaseResult: Sendable {
     }
 }
 
-/// Runs `concurrency` virtual users, each with its own keep-alive connection, until `limit` iterations were handed
-/// out or `duration` passed. Iterations that throw or return an error are counted as errors by message.
+/// Runs `concurrency` virtual users, each with its own keep-alive connection to every instance, until `limit`
+/// iterations were handed out or `duration` passed. Iterations that throw or return an error are counted as errors
+/// by message.
 func runPhase(
     _ name: String, concurrency: Int, duration: Double, limit: Int, options: Options, group: any EventLoopGroup,
-    host: String, port: Int, operation: @escaping @Sendable (HTTPConnection, Int) async -> Outcome
+    endpoints: [(host: String, port: Int)], operation: @escaping @Sendable (Connections, Int) async -> Outcome
 ) async throws -> PhaseResult {
-    var connections: [HTTPConnection] = []
-    for _ in 0..<concurrency { connections.append(try await HTTPConnection.connect(group: group, host: host, port: port)) }
+    var connections: [Connections] = []
+    for _ in 0..<concurrency { connections.append(try await Connections.connect(group: group, endpoints: endpoints)) }
     let ticket = Ticket()
     let deadline = ContinuousClock.now + .milliseconds(Int64(duration * 1000))
-    let before = CPUSnapshot.take(serverPID: options.serverPID)
+    let before = CPUSnapshot.take(serverPIDs: options.serverPIDs)
     let perUser = try await withThrowingTaskGroup(of: PhaseResult.self) { group in
         for connection in connections {
             group.addTask {
@@ -237,6 +285,7 @@ func runPhase(
                         result.errors[error, default: 0] += 1
                     } else {
                         result.completed += 1
+                        if outcome.crossed { result.crossInstance += 1 }
                     }
                     if let finish = outcome.finish { result.finish.append(finish) }
                     if let begin = outcome.begin { result.begin.append(begin) }
@@ -249,7 +298,7 @@ func runPhase(
         for try await result in group { all.append(result) }
         return all
     }
-    let after = CPUSnapshot.take(serverPID: options.serverPID)
+    let after = CPUSnapshot.take(serverPIDs: options.serverPIDs)
     for connection in connections { await connection.close() }
     let wall = seconds(after.wall - before.wall)
     var merged = PhaseResult(
@@ -263,6 +312,7 @@ func runPhase(
         merged.finish += part.finish
         merged.begin += part.begin
         merged.client += part.client
+        merged.crossInstance += part.crossInstance
     }
     merged.finish.sort()
     merged.begin.sort()
@@ -313,8 +363,11 @@ func checkRegistrationFinish(_ result: HTTPResult, credentialID: String) -> Stri
 // MARK: main
 
 let options = Options(CommandLine.arguments)
-guard let serviceURL = URL(string: options.url), let host = serviceURL.host, let port = serviceURL.port else {
-    Options.fail("--url must look like http://127.0.0.1:PORT")
+let endpoints: [(host: String, port: Int)] = options.urls.map { text in
+    guard let url = URL(string: text), let host = url.host, let port = url.port else {
+        Options.fail("--url must look like http://127.0.0.1:PORT[,http://127.0.0.1:PORT2…]")
+    }
+    return (host, port)
 }
 let settings: Settings
 do {
@@ -328,10 +381,12 @@ guard let origin = relyingParty.allowedOrigins.sorted().first else { Options.fai
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let runID = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36)
 var report: [String] = []
+/// Per phase: completed ceremonies that began on one instance and finished on another (several instances only).
+var crossInstance: [String] = []
 var figures: [String: Double] = [:]
 func log(_ line: String) { FileHandle.standardError.write(Data("loadgen: \(line)\n".utf8)) }
 
-let rssStart = rssKiB(options.serverPID)
+let rssStart = rssKiB(options.serverPIDs)
 log("\(options.label): seeding \(options.credentials) users + credentials (working set \(min(options.workingSet, options.credentials)))")
 let seedClock = ContinuousClock.now
 let seeder = Seeder(
@@ -341,12 +396,13 @@ let seedSeconds = seconds(ContinuousClock.now - seedClock)
 log(String(format: "seeded in %.1f s", seedSeconds))
 figures["seed_seconds"] = seedSeconds
 
-/// begin {} over HTTP → sign here → finish; the credential is drawn uniformly from the working set.
-let mixed: @Sendable (HTTPConnection, Int) async -> Outcome = { connection, _ in
+/// begin {} over HTTP → sign here → finish (on the next instance when there are several); the credential is drawn
+/// uniformly from the working set.
+let mixed: @Sendable (Connections, Int) async -> Outcome = { connections, index in
     var outcome = Outcome()
     do {
         let t0 = ContinuousClock.now
-        let begin = try await connection.post("/v1/authentication/begin", Array("{}".utf8))
+        let begin = try await connections.begin(index).post("/v1/authentication/begin", Array("{}".utf8))
         let t1 = ContinuousClock.now
         outcome.begin = nanos(t1 - t0)
         guard begin.status == 200, let answer = try? JSONDecoder().decode(BeginAuthenticationAnswer.self, from: Data(begin.body)),
@@ -362,9 +418,10 @@ let mixed: @Sendable (HTTPConnection, Int) async -> Outcome = { connection, _ in
         let body = Array(try JSONEncoder().encode(FinishBody(credential: assertion)))
         let t2 = ContinuousClock.now
         outcome.client = nanos(t2 - t1)
-        let finish = try await connection.post("/v1/authentication/finish", body)
+        let finish = try await connections.finish(index).post("/v1/authentication/finish", body)
         outcome.finish = nanos(ContinuousClock.now - t2)
         outcome.error = checkAuthenticationFinish(finish, credentialID: assertion.id)
+        outcome.crossed = connections.crosses
     } catch {
         outcome.error = "authentication: \(error)"
     }
@@ -401,6 +458,11 @@ func presign(count: Int) throws -> [(body: [UInt8], credentialID: String)] {
     figures["\(key)_p99"] = p99
     figures["\(key)_p999"] = p999
     figures["\(key)_errors"] = Double(result.errorCount)
+    figures["\(key)_cross"] = Double(result.crossInstance)
+    figures["\(key)_completed"] = Double(result.completed)
+    if endpoints.count > 1 && result.crossInstance > 0 {
+        crossInstance.append("\(result.name), c=\(result.concurrency): \(result.crossInstance) of \(result.completed)")
+    }
     // Wall time a virtual user spent in this process between its two requests (signing or creating, JSON), per iteration.
     let clientMicros = result.completed > 0 ? Double(result.client) / 1e3 / Double(result.completed + result.errorCount) : 0
     var begin = ""
@@ -429,10 +491,10 @@ do {
     if options.warmup > 0 {
         let warm = try await runPhase(
             "warm-up (mixed)", concurrency: options.concurrencies.first!, duration: options.warmup, limit: options.requests,
-            options: options, group: group, host: host, port: port, operation: mixed)
+            options: options, group: group, endpoints: endpoints, operation: mixed)
         record(warm, key: "warmup")
     }
-    let rssWarm = rssKiB(options.serverPID)
+    let rssWarm = rssKiB(options.serverPIDs)
     let maxConcurrency = options.concurrencies.max()!
 
     if options.phases.contains("presigned") {
@@ -440,18 +502,19 @@ do {
             log("pre-signing \(options.presigned) finishes for concurrency \(concurrency)")
             let prepared = try presign(count: options.presigned)
             var perf: pid_t?
-            if concurrency == maxConcurrency, let output = options.perfOutput, let pid = options.serverPID {
-                // Records the whole phase; stopped with SIGINT when it ends.
-                perf = spawn(["/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", String(pid), "-o", output])
+            if concurrency == maxConcurrency, let output = options.perfOutput, !options.serverPIDs.isEmpty {
+                // Records the whole phase (every instance); stopped with SIGINT when it ends.
+                let pids = options.serverPIDs.map(String.init).joined(separator: ",")
+                perf = spawn(["/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", pids, "-o", output])
             }
             let result = try await runPhase(
                 "auth finish, pre-signed", concurrency: concurrency, duration: options.seconds, limit: prepared.count,
-                options: options, group: group, host: host, port: port
-            ) { connection, index in
+                options: options, group: group, endpoints: endpoints
+            ) { connections, index in
                 let request = prepared[index]
                 let t0 = ContinuousClock.now
                 do {
-                    let answer = try await connection.post("/v1/authentication/finish", request.body)
+                    let answer = try await connections.spread(index).post("/v1/authentication/finish", request.body)
                     return Outcome(finish: nanos(ContinuousClock.now - t0), error: checkAuthenticationFinish(answer, credentialID: request.credentialID))
                 } catch {
                     return Outcome(error: "authentication finish: \(error)")
@@ -472,7 +535,7 @@ do {
         for concurrency in options.concurrencies {
             let result = try await runPhase(
                 "auth begin + sign + finish", concurrency: concurrency, duration: options.seconds, limit: options.requests,
-                options: options, group: group, host: host, port: port, operation: mixed)
+                options: options, group: group, endpoints: endpoints, operation: mixed)
             record(result, key: "mixed\(concurrency)")
         }
     }
@@ -480,13 +543,13 @@ do {
         for concurrency in options.concurrencies {
             let result = try await runPhase(
                 "registration begin + create + finish", concurrency: concurrency, duration: options.seconds,
-                limit: options.requests, options: options, group: group, host: host, port: port
-            ) { connection, index in
+                limit: options.requests, options: options, group: group, endpoints: endpoints
+            ) { connections, index in
                 var outcome = Outcome()
                 do {
                     let name = "lb-reg-\(runID)-\(concurrency)-\(index)"
                     let t0 = ContinuousClock.now
-                    let begin = try await connection.post(
+                    let begin = try await connections.begin(index).post(
                         "/v1/registration/begin", Array("{\"user\":{\"name\":\"\(name)\",\"displayName\":\"Load Bench\"}}".utf8))
                     let t1 = ContinuousClock.now
                     outcome.begin = nanos(t1 - t0)
@@ -501,9 +564,10 @@ do {
                     let body = Array(try JSONEncoder().encode(FinishBody(credential: response)))
                     let t2 = ContinuousClock.now
                     outcome.client = nanos(t2 - t1)
-                    let finish = try await connection.post("/v1/registration/finish", body)
+                    let finish = try await connections.finish(index).post("/v1/registration/finish", body)
                     outcome.finish = nanos(ContinuousClock.now - t2)
                     outcome.error = checkRegistrationFinish(finish, credentialID: response.id)
+                    outcome.crossed = connections.crosses
                 } catch {
                     outcome.error = "registration: \(error)"
                 }
@@ -512,14 +576,14 @@ do {
             record(result, key: "registration\(concurrency)")
         }
     }
-    let rssAfterPhases = rssKiB(options.serverPID)
+    let rssAfterPhases = rssKiB(options.serverPIDs)
     var rssSoak: Int?
     if options.soak > 0 {
         let result = try await runPhase(
             "soak: auth begin + sign + finish", concurrency: maxConcurrency, duration: options.soak, limit: Int.max,
-            options: options, group: group, host: host, port: port, operation: mixed)
+            options: options, group: group, endpoints: endpoints, operation: mixed)
         record(result, key: "soak")
-        rssSoak = rssKiB(options.serverPID)
+        rssSoak = rssKiB(options.serverPIDs)
     }
 
     // MARK: the Markdown section
@@ -531,9 +595,18 @@ do {
         format: "%d users with one ES256 credential each, seeded in %.1f s (key generation + CSV + `\\copy`); working set %d credentials drawn uniformly from the table. Phases at most %.0f s or %d requests (pre-signed: %d per concurrency).",
         options.credentials, seedSeconds, workingSet.count, options.seconds, options.requests, options.presigned))
     section.append("")
+    if endpoints.count > 1 {
+        section.append(
+            "\(endpoints.count) passkeyd instances (\(options.urls.joined(separator: ", "))) on one database; every virtual user keeps a connection to each, iterations go round-robin over them, and a ceremony begun on instance i is finished on instance (i + 1) mod \(endpoints.count). passkeyd CPU and RSS are summed over the instances.")
+        section.append("")
+    }
     section += report
     section.append("")
-    var rssLine = "passkeyd RSS (VmRSS): start \(mib(rssStart)), after warm-up \(mib(rssWarm)), after the phases \(mib(rssAfterPhases))"
+    if !crossInstance.isEmpty {
+        section.append("Ceremonies begun on one instance and finished (and checked) on another: " + crossInstance.joined(separator: "; ") + ".")
+        section.append("")
+    }
+    var rssLine = "passkeyd RSS (VmRSS\(endpoints.count > 1 ? ", sum of \(endpoints.count) instances" : "")): start \(mib(rssStart)), after warm-up \(mib(rssWarm)), after the phases \(mib(rssAfterPhases))"
     if let rssSoak {
         rssLine += String(format: ", after a %.0f s soak at concurrency %d %@", options.soak, maxConcurrency, mib(rssSoak))
         if let rssAfterPhases, rssAfterPhases > 0 {
