@@ -271,7 +271,8 @@ struct API: Sendable {
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes.")
         }
         let (user, credential, verified) = try await service.finishRegistration(response, nickname: nickname)
-        return try json(status: .created, RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified)))
+        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified))
+        return rawJSON(status: .created, result.jsonBytes)
     }
 
     func authenticationBegin(_ body: [UInt8]) async throws -> Response {
@@ -312,10 +313,9 @@ struct API: Sendable {
             }
         }
         let (user, credential, verified) = try await service.finishAuthentication(response)
-        return try json(
-            status: .ok,
-            AuthenticationResult(
-                user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil),
-                userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue))
+        let result = AuthenticationResult(
+            user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil),
+            userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue)
+        return rawJSON(status: .ok, result.jsonBytes)
     }
 }

@@ -720,3 +720,80 @@ struct ResponseJSONHelperTests {
         #expect(CredentialJSON.uuid([1, 2, 3]) == "" && CredentialJSON.uuid([]) == "")
     }
 }
+
+@Suite("Finish responses written without JSONEncoder")
+struct JSONWriterTests {
+    static let nasty = ["", "plain", "quote \" back \\ slash /", "new\nline\ttab\r", "\u{0}\u{1}\u{1F}\u{7F}", "line\u{2028}sep\u{2029}",
+                        "é ☕ 🔑", "\u{E2}\u{80}", "e2 80 a9 broken: \u{2027}\u{202A}"]
+
+    static func credential(_ index: Int) -> StoredCredential {
+        var generator = SystemRandomNumberGenerator()
+        let pick = { (options: [String]) in options[Int.random(in: 0..<options.count, using: &generator)] }
+        let record = CredentialRecord(
+            id: (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) },
+            userHandle: Array(repeating: UInt8(index & 0xFF), count: 32), publicKey: [1], signCount: UInt32.random(in: 0...UInt32.max, using: &generator),
+            backupEligible: Bool.random(using: &generator), backupState: Bool.random(using: &generator), uvInitialized: Bool.random(using: &generator),
+            transports: Array(["internal", "hybrid", pick(nasty)].prefix(index % 4)), attestationFormat: pick(["none", "packed", pick(nasty)]))
+        let verdictOptional: String? = index % 3 == 0 ? nil : pick(nasty)
+        return StoredCredential(
+            record: record, algorithm: [-7, -257, -8, -35][index % 4],
+            aaguid: index % 5 == 0 ? [] : (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) },
+            nickname: index % 2 == 0 ? nil : pick(nasty),
+            createdAt: Date(timeIntervalSince1970: Double.random(in: 0...4_000_000_000, using: &generator)),
+            lastUsedAt: index % 4 == 0 ? nil : Date(timeIntervalSince1970: Double.random(in: 1_700_000_000...1_800_000_000, using: &generator)),
+            attestationObject: nil, clientDataJSON: nil,
+            attestation: StoredAttestation(type: pick(["none", "basic", pick(nasty)]), trust: pick(["none", "trusted", "untrusted"]),
+                                           trustAnchor: verdictOptional, authenticatorDescription: index % 2 == 0 ? pick(nasty) : nil))
+    }
+
+    @Test("finish responses: the same JSON value as JSONEncoder, for random credentials, users and nasty strings")
+    func sameAsJSONEncoder() throws {
+        for index in 0..<300 {
+            let credential = Self.credential(index)
+            let user = StoredUser(
+                handle: credential.record.userHandle, name: Self.nasty[index % Self.nasty.count],
+                displayName: Self.nasty[(index + 3) % Self.nasty.count], createdAt: Date(timeIntervalSince1970: Double(index) * 86_399.999))
+            let authentication = AuthenticationResult(
+                user: index % 3 == 0 ? nil : UserJSON(user), credential: CredentialJSON(credential, verified: nil),
+                userVerified: index % 2 == 0, signCountStatus: ["increased", "not_supported", "regressed_allowed"][index % 3])
+            let registration = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: nil))
+            let admin = CredentialJSON(admin: credential, authenticatorIcon: index % 2 == 0 ? nil : "data:image/png;base64,AAAA")
+            var adminWriter = JSONWriter()
+            admin.write(to: &adminWriter)
+            for (ours, encodable) in [
+                (authentication.jsonBytes, try API.encoder.encode(authentication)),
+                (registration.jsonBytes, try API.encoder.encode(registration)),
+                (adminWriter.bytes, try API.encoder.encode(admin)),
+            ] {
+                let reference = Array(encodable)
+                #expect(try JSONReader.parse(ours) == JSONReader.parse(reference), "\(String(decoding: ours, as: UTF8.self))")
+                // Same key order as the sorted encoder: the member names appear in the same sequence.
+                #expect(Self.memberNames(ours) == Self.memberNames(reference))
+            }
+        }
+    }
+
+    /// The `"name":` tokens of a document in order (strings followed by a colon).
+    static func memberNames(_ bytes: [UInt8]) -> [String] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var names: [String] = []
+        var current = ""
+        var inString = false
+        var escaped = false
+        var last = ""
+        for character in text {
+            if inString {
+                if escaped { escaped = false; current.append(character); continue }
+                if character == "\\" { escaped = true; current.append(character); continue }
+                if character == "\"" { inString = false; last = current; continue }
+                current.append(character)
+            } else if character == "\"" {
+                inString = true
+                current = ""
+            } else if character == ":" {
+                names.append(last)
+            }
+        }
+        return names
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+
+/// Writes the finish responses' JSON straight into bytes.
+///
+/// Foundation's `JSONEncoder` cost more than a tenth of passkeyd's CPU per sign-in (perf, issue 6): it builds a
+/// tree of boxed values and sorts keys on every call. The finish responses have a fixed shape, so their types
+/// write themselves in the same form `API.encoder` produces (keys sorted, dates as ISO 8601 in UTC without
+/// fractional seconds, `nil` members as the Encodable types do); a test checks both agree on every member.
+/// Strings are escaped like error bodies (`JSONString`): quotes, backslashes, control characters, DEL, U+2028/9.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    /// Whether the next member or element needs a comma before it.
+    private var needsComma = false
+
+    init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+
+    mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma = false }
+    mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
+    mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); needsComma = false }
+    mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
+
+    /// A member name; the value follows with one of the value writers.
+    mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        needsComma = false
+    }
+
+    mutating func string(_ value: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        var utf8 = value.utf8.makeIterator()
+        var pending: [UInt8] = []  // E2 80 of a possible U+2028/U+2029
+        while let byte = utf8.next() {
+            if !pending.isEmpty {
+                if pending.count == 1, byte == 0x80 {
+                    pending.append(byte)
+                    continue
+                }
+                if pending.count == 2, byte == 0xA8 || byte == 0xA9 {
+                    appendUnicodeEscape(byte == 0xA8 ? 0x2028 : 0x2029)
+                    pending.removeAll()
+                    continue
+                }
+                bytes.append(contentsOf: pending)
+                pending.removeAll()
+            }
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20, 0x7F: appendUnicodeEscape(UInt32(byte))
+            case 0xE2: pending.append(byte)
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(contentsOf: pending)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    mutating func string(_ value: String?) {
+        if let value { string(value) } else { null() }
+    }
+
+    mutating func integer(_ value: some BinaryInteger) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        needsComma = true
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        needsComma = true
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ssZ` in UTC, whole seconds (what `JSONEncoder.DateEncodingStrategy.iso8601` writes).
+    mutating func date(_ value: Date) {
+        var seconds = time_t(value.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        digits(Int(parts.tm_year) + 1900, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), width: 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), width: 2)
+        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        needsComma = true
+    }
+
+    mutating func date(_ value: Date?) {
+        if let value { date(value) } else { null() }
+    }
+
+    private mutating func digits(_ value: Int, width: Int) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = max(0, value)
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    private mutating func appendUnicodeEscape(_ scalar: UInt32) {
+        let hex: StaticString = "0123456789abcdef"
+        bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
+        hex.withUTF8Buffer { hex in
+            for shift in stride(from: 12, through: 0, by: -4) { bytes.append(hex[Int((scalar >> UInt32(shift)) & 0xF)]) }
+        }
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+}
+
+// MARK: the finish responses, keys in sorted order
+
+extension UserJSON {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("createdAt"); writer.date(createdAt)
+        writer.key("displayName"); writer.string(displayName)
+        writer.key("id"); writer.string(id)
+        writer.key("name"); writer.string(name)
+        writer.endObject()
+    }
+}
+
+extension CredentialJSON {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("aaguid"); writer.string(aaguid)
+        writer.key("attestation")
+        writer.beginObject()
+        writer.key("authenticatorDescription"); writer.string(attestation.authenticatorDescription)
+        if let icon = attestation.authenticatorIcon { writer.key("authenticatorIcon"); writer.string(icon) }
+        writer.key("trust"); writer.string(attestation.trust)
+        writer.key("trustAnchor"); writer.string(attestation.trustAnchor)
+        writer.key("type"); writer.string(attestation.type)
+        writer.endObject()
+        writer.key("attestationFormat"); writer.string(attestationFormat)
+        writer.key("backedUp"); writer.bool(backedUp)
+        writer.key("backupEligible"); writer.bool(backupEligible)
+        writer.key("createdAt"); writer.date(createdAt)
+        writer.key("id"); writer.string(id)
+        writer.key("lastUsedAt"); writer.date(lastUsedAt)
+        writer.key("nickname"); writer.string(nickname)
+        writer.key("publicKeyAlgorithm"); writer.integer(publicKeyAlgorithm)
+        writer.key("signCount"); writer.integer(signCount)
+        writer.key("transports")
+        writer.beginArray()
+        for transport in transports { writer.string(transport) }
+        writer.endArray()
+        if let userId { writer.key("userId"); writer.string(userId) }
+        writer.key("userVerified"); writer.bool(userVerified)
+        writer.endObject()
+    }
+}
+
+extension RegistrationResult {
+    var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("credential"); credential.write(to: &writer)
+        writer.key("user"); user.write(to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension AuthenticationResult {
+    var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("credential"); credential.write(to: &writer)
+        writer.key("signCountStatus"); writer.string(signCountStatus)
+        if let user { writer.key("user"); user.write(to: &writer) }
+        writer.key("userVerified"); writer.bool(userVerified)
+        writer.endObject()
+        return writer.bytes
+    }
+}
