@@ -248,20 +248,23 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
+    /// The counter update both apply statements share: with $5 (advancesCounter) only while the stored counter is
+    /// below $2 (or both are zero); $4 only ever turns uv_initialized on.
+    static let conditionalUpdate = """
+        UPDATE credentials
+           SET sign_count = CASE WHEN $5 THEN $2 ELSE sign_count END,
+               backup_state = CASE WHEN $5 THEN $3 ELSE backup_state END,
+               uv_initialized = uv_initialized OR $4,
+               last_used_at = now()
+         WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
+        """
+
     /// ``applyUpdate`` for a credential this connection has just loaded: the update returns only the four columns
     /// it changes and the stored credential is the loaded one with those, instead of re-reading and decoding the
     /// whole row with its owner. Zero rows (stale or deleted meanwhile, both rare) → one more read to tell which.
     static let applyLoadedUpdate = PGPreparedStatement(
         name: "passkeyd_apply_loaded_update",
-        sql: """
-            UPDATE credentials
-               SET sign_count = CASE WHEN $5 THEN $2 ELSE sign_count END,
-                   backup_state = CASE WHEN $5 THEN $3 ELSE backup_state END,
-                   uv_initialized = uv_initialized OR $4,
-                   last_used_at = now()
-             WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
-            RETURNING sign_count, backup_state, uv_initialized, last_used_at
-            """,
+        sql: "\(conditionalUpdate) RETURNING sign_count, backup_state, uv_initialized, last_used_at",
         parameterTypes: [.bytea, .int8, .bool, .bool, .bool])
 
     static let credentialForSignIn = PGPreparedStatement(
@@ -406,13 +409,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         name: "passkeyd_apply_update",
         sql: """
             WITH updated AS (
-                UPDATE credentials
-                   SET sign_count = CASE WHEN $5 THEN $2 ELSE sign_count END,
-                       backup_state = CASE WHEN $5 THEN $3 ELSE backup_state END,
-                       uv_initialized = uv_initialized OR $4,
-                       last_used_at = now()
-                 WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
-                RETURNING *
+                \(conditionalUpdate) RETURNING *
             )
             SELECT true, \(credentialColumnsForSignIn) FROM updated c JOIN users u ON u.id = c.user_id
             UNION ALL
