@@ -2,12 +2,16 @@
 # The load benchmark (README "Load benchmark"; issue 6): a release passkeyd against the local PostgreSQL, driven
 # over loopback by passkeyd-loadgen (Sources/PasskeyLoadGen). Not part of the test command or CI.
 #
-#   scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
+#   scripts/loadbench.sh [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
 #                        [--perf] [--instances 1,2,3] [--out FILE]
 #
 #   --quick          3 s phases, 5,000 pre-signed finishes per concurrency, no soak (a smoke run of the benchmark)
-#   --million        after the main run, a second passkeyd against a fresh database of 1,000,000 credentials
-#                    (authentication phases only), compared with the main run
+#   --million        a second database of 1,000,000 credentials (passkeyd_loadbench_million) with its own passkeyd,
+#                    both prepared before measuring; after the main run's phases the load generator alternates
+#                    short rounds 10k, 1M, 10k, 1M, … (--repeats each, default 3) of pre-signed finishes and begin +
+#                    finish at the highest concurrency and reports medians and their ratio (interleaved, so the
+#                    machine's noise hits both sides alike)
+#   --repeats R      rounds per side and phase of the --million comparison (default 3)
 #   --seconds S      duration cap of each phase (default 10); every phase is also capped in request count
 #   --soak S         mixed authentication at the highest concurrency for S seconds at the end, then RSS again
 #                    (the issue asks for 300); default 0 (none)
@@ -23,8 +27,9 @@
 # Environment: PASSKEYD_PG_PORT (scripts/postgres.sh), LOADBENCH_SCRATCH (swift build --scratch-path, default .build).
 #
 # Steps: install what is missing, start scripts/postgres.sh (PASSKEYD_PG_PORT, default 25432), (re)create the
-# database passkeyd_loadbench (dev data in database "passkeyd" is never touched), build passkeyd and
-# passkeyd-loadgen in release mode, migrate, start passkeyd on a free loopback port (log level warning, metrics on,
+# database passkeyd_loadbench (with --million also passkeyd_loadbench_million; dev data in database "passkeyd" is never
+# touched), build passkeyd and passkeyd-loadgen in release mode, migrate, start passkeyd on a free loopback port (with
+# --million a second one on the second database; log level warning, metrics on,
 # challenge TTL 3600 s so pre-signed ceremonies outlive long runs), run the load generator, stop passkeyd, and stop
 # PostgreSQL if this script started it.
 set -euo pipefail
@@ -34,12 +39,13 @@ cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
-seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 perf=0 instances=""
+seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 instances=""
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
     --quick) seconds=3 presigned=5000 warmup=1 soak=0 ;;
     --million) million=1 ;;
+    --repeats) repeats="$2"; shift ;;
     --seconds) seconds="$2"; shift ;;
     --soak) soak="$2"; shift ;;
     --credentials) credentials="$2"; shift ;;
@@ -47,7 +53,7 @@ while (($#)); do
     --perf) perf=1 ;;
     --instances) instances="$2"; shift ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -81,6 +87,7 @@ scripts/postgres.sh start
 pg_url="$(scripts/postgres.sh url)"
 admin_url="${pg_url%/*}/postgres"
 bench_url="${pg_url%/*}/passkeyd_loadbench"
+million_url="${pg_url%/*}/passkeyd_loadbench_million"
 export PSQL="${PSQL:-/usr/lib/postgresql/15/bin/psql}"
 
 work="$repo/var/loadbench"
@@ -99,17 +106,19 @@ export PASSKEYD_LOG_LEVEL=warning PASSKEYD_METRICS=on PASSKEYD_CHALLENGE_TTL=360
 export PASSKEYD_ORIGINS="http://localhost:8080" PASSKEYD_RP_ID=localhost
 unset PASSKEYD_API_KEYS PASSKEYD_ADMIN_KEYS PASSKEYD_CONFIG_FILE
 
+# (Re)creates and migrates a database: passkeyd_loadbench, or the one named by $1.
 fresh_database() {
-    "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$admin_url" -c "DROP DATABASE IF EXISTS passkeyd_loadbench" \
-        -c "CREATE DATABASE passkeyd_loadbench ENCODING 'UTF8' TEMPLATE template0" >/dev/null
-    PASSKEYD_DATABASE_URL="$bench_url" "$bin/passkeyd" migrate 2>>"$work/passkeyd.log"
+    local name="${1:-passkeyd_loadbench}"
+    "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$admin_url" -c "DROP DATABASE IF EXISTS $name" \
+        -c "CREATE DATABASE $name ENCODING 'UTF8' TEMPLATE template0" >/dev/null
+    PASSKEYD_DATABASE_URL="${pg_url%/*}/$name" "$bin/passkeyd" migrate 2>>"$work/passkeyd.log"
 }
 
-# Starts one more passkeyd and waits until it is ready (so the next free_port cannot hand out its port):
-# sets port and server, adds it to servers.
+# Starts one more passkeyd on $bench_url (or the database URL $1) and waits until it is ready (so the next
+# free_port cannot hand out its port): sets port and server, adds it to servers.
 start_server() {
     port="$(free_port)"
-    PASSKEYD_DATABASE_URL="$bench_url" PASSKEYD_LISTEN="127.0.0.1:$port" "$bin/passkeyd" 2>>"$work/passkeyd.log" &
+    PASSKEYD_DATABASE_URL="${1:-$bench_url}" PASSKEYD_LISTEN="127.0.0.1:$port" "$bin/passkeyd" 2>>"$work/passkeyd.log" &
     server=$!
     servers+=("$server")
     for _ in $(seq 150); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
@@ -183,6 +192,14 @@ loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --concurrency "$con
     --presigned "$presigned" --warmup "$warmup" --work-dir "$work" --out "$out")
 
 fresh_database
+compare_args=()
+if ((million)); then
+    # Both databases and both passkeyd processes before anything is measured; the idle one costs nothing.
+    fresh_database passkeyd_loadbench_million
+    start_server "$million_url"
+    compare_args=(--compare-url "http://127.0.0.1:$port" --compare-server-pid "$server" --compare-database-url "$million_url"
+        --compare-credentials 1000000 --repeats "$repeats")
+fi
 start_server
 perf_args=()
 if ((perf)); then
@@ -190,21 +207,13 @@ if ((perf)); then
     perf_args=(--perf-output "$work/perf.data")
 fi
 "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials "$credentials" --soak "$soak" \
-    --label "$credentials credentials" --results "$work/results-main.json" "${perf_args[@]}"
+    --label "$credentials credentials" --results "$work/results-main.json" "${perf_args[@]}" "${compare_args[@]}"
 if ((perf)); then
     perf report -i "$work/perf.data" --no-children --sort symbol --stdio --percent-limit 1.5 2>/dev/null \
         | grep -E '^ +[0-9.]+%' | head -25 >"$work/perf-top.txt" || true
     echo "loadbench: perf profile of passkeyd in $work/perf.data (top symbols: $work/perf-top.txt)" >&2
 fi
 stop_servers
-
-if ((million)); then
-    fresh_database
-    start_server
-    "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials 1000000 --phases presigned,mixed \
-        --label "1,000,000 credentials" --results "$work/results-million.json" --baseline "$work/results-main.json"
-    stop_servers
-fi
 
 if [[ -n $instances ]]; then
     top="$(tr , '\n' <<<"$concurrency" | sort -n | tail -1)"

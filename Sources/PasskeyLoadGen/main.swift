@@ -16,7 +16,11 @@
 // per instance, iterations go round-robin over them, and a ceremony that begins on instance i finishes on instance
 // (i + 1) mod n, so with n > 1 every begin + finish crosses instances (counted in the summary).
 // Each phase stops at its request count or its duration, whichever comes first. Results go to stdout and, as
-// Markdown, to --out; --results/--baseline write and read key figures so a 1M-credential run is compared with 10k.
+// Markdown, to --out; --results/--baseline write and read key figures so two runs can be compared.
+// --compare-url/--compare-database-url add an interleaved comparison (Compare.swift): a second passkeyd on its own
+// database with --compare-credentials (default 1,000,000), seeded by this process too, and after the phases above
+// alternating rounds A, B, A, B, … (--repeats each) of pre-signed finishes and begin + finish at the highest
+// concurrency, so the machine's drift affects both sides alike; medians and their ratio B / A go to the summary.
 import COSECrypto
 import Foundation
 import NIOCore
@@ -51,12 +55,21 @@ struct Options {
     /// perf record of the server during the pre-signed phase at the highest concurrency: the output file.
     var perfOutput: String?
     var workDirectory = NSTemporaryDirectory()
+    /// The interleaved comparison (--compare-url): a second passkeyd on its own database, seeded here with
+    /// `compareCredentials`, measured in alternating rounds against the first.
+    var compareURLs: [String] = []
+    var compareDatabaseURL = ""
+    var compareCredentials = 1_000_000
+    var compareServerPIDs: [Int32] = []
+    /// Rounds per side and phase in the interleaved comparison.
+    var repeats = 3
 
     static let usage = """
         usage: passkeyd-loadgen --url URL[,URL…] --database-url PGURL [--credentials N] [--working-set W] [--concurrency 16,64]
                [--seconds S] [--requests R] [--presigned P] [--warmup S] [--soak S] [--phases presigned,mixed,registration]
                [--server-pid PID[,PID…]] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
-               [--perf-output FILE]
+               [--perf-output FILE] [--compare-url URL --compare-database-url PGURL [--compare-credentials N]
+               [--compare-server-pid PID] [--repeats R]]
         """
 
     init(_ arguments: [String]) {
@@ -92,12 +105,35 @@ struct Options {
             case "--label": label = value(argument)
             case "--work-dir": workDirectory = value(argument)
             case "--perf-output": perfOutput = value(argument)
+            case "--compare-url": compareURLs = value(argument).split(separator: ",").map(String.init)
+            case "--compare-database-url": compareDatabaseURL = value(argument)
+            case "--compare-credentials": compareCredentials = number(argument)
+            case "--compare-server-pid":
+                let text = value(argument)
+                compareServerPIDs = text.split(separator: ",").compactMap { Int32($0) }
+                if compareServerPIDs.count != text.split(separator: ",").count { Self.fail("--compare-server-pid needs numbers") }
+            case "--repeats": repeats = number(argument)
             default: Self.fail("unknown argument \(argument)")
             }
         }
         if databaseURL.isEmpty { Self.fail("--database-url is required") }
         if concurrencies.isEmpty { Self.fail("--concurrency needs at least one number") }
         if urls.isEmpty { Self.fail("--url needs at least one URL") }
+        if compareURLs.isEmpty != compareDatabaseURL.isEmpty { Self.fail("--compare-url and --compare-database-url go together") }
+        if repeats < 1 { Self.fail("--repeats needs at least 1") }
+    }
+
+    /// Whether the interleaved comparison runs.
+    var comparing: Bool { !compareURLs.isEmpty }
+
+    /// These options aimed at the comparison's second passkeyd and its database.
+    var compareSide: Options {
+        var side = self
+        side.urls = compareURLs
+        side.databaseURL = compareDatabaseURL
+        side.serverPIDs = compareServerPIDs
+        side.credentials = compareCredentials
+        return side
     }
 
     static func fail(_ message: String) -> Never {
@@ -360,15 +396,28 @@ func checkRegistrationFinish(_ result: HTTPResult, credentialID: String) -> Stri
     return nil
 }
 
+/// Appends `text` to the file at `path`, creating it if needed.
+func append(_ text: String, to path: String) throws {
+    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.seekToEnd()
+    handle.write(Data(text.utf8))
+    try handle.close()
+}
+
 // MARK: main
 
 let options = Options(CommandLine.arguments)
-let endpoints: [(host: String, port: Int)] = options.urls.map { text in
-    guard let url = URL(string: text), let host = url.host, let port = url.port else {
-        Options.fail("--url must look like http://127.0.0.1:PORT[,http://127.0.0.1:PORT2…]")
+/// Host and port of each URL; exits with usage for anything else.
+func parseEndpoints(_ urls: [String], _ name: String) -> [(host: String, port: Int)] {
+    urls.map { text in
+        guard let url = URL(string: text), let host = url.host, let port = url.port else {
+            Options.fail("\(name) must look like http://127.0.0.1:PORT[,http://127.0.0.1:PORT2…]")
+        }
+        return (host, port)
     }
-    return (host, port)
 }
+let endpoints = parseEndpoints(options.urls, "--url")
 let settings: Settings
 do {
     settings = try Settings.load(environment: ProcessInfo.processInfo.environment.merging(
@@ -377,7 +426,11 @@ do {
     Options.fail("the PASSKEYD_* environment does not load: \(error)")
 }
 let relyingParty = settings.relyingParty
-guard let origin = relyingParty.allowedOrigins.sorted().first else { Options.fail("no origin configured") }
+/// The origin the assertions and registrations claim: the first allowed one.
+let origin: String = {
+    guard let first = relyingParty.allowedOrigins.sorted().first else { Options.fail("no origin configured") }
+    return first
+}()
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let runID = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36)
 var report: [String] = []
@@ -395,41 +448,46 @@ let workingSet = try seeder.seed(count: options.credentials, workingSet: options
 let seedSeconds = seconds(ContinuousClock.now - seedClock)
 log(String(format: "seeded in %.1f s", seedSeconds))
 figures["seed_seconds"] = seedSeconds
+let interleaved = try options.comparing ? seedComparison() : nil
 
 /// begin {} over HTTP → sign here → finish (on the next instance when there are several); the credential is drawn
-/// uniformly from the working set.
-let mixed: @Sendable (Connections, Int) async -> Outcome = { connections, index in
-    var outcome = Outcome()
-    do {
-        let t0 = ContinuousClock.now
-        let begin = try await connections.begin(index).post("/v1/authentication/begin", Array("{}".utf8))
-        let t1 = ContinuousClock.now
-        outcome.begin = nanos(t1 - t0)
-        guard begin.status == 200, let answer = try? JSONDecoder().decode(BeginAuthenticationAnswer.self, from: Data(begin.body)),
-            !answer.publicKey.challenge.isEmpty
-        else {
-            outcome.error = describe(begin, "authentication begin")
-            return outcome
+/// uniformly from `workingSet`.
+func makeMixed(workingSet: [SoftCredential]) -> @Sendable (Connections, Int) async -> Outcome {
+    { connections, index in
+        var outcome = Outcome()
+        do {
+            let t0 = ContinuousClock.now
+            let begin = try await connections.begin(index).post("/v1/authentication/begin", Array("{}".utf8))
+            let t1 = ContinuousClock.now
+            outcome.begin = nanos(t1 - t0)
+            guard begin.status == 200, let answer = try? JSONDecoder().decode(BeginAuthenticationAnswer.self, from: Data(begin.body)),
+                !answer.publicKey.challenge.isEmpty
+            else {
+                outcome.error = describe(begin, "authentication begin")
+                return outcome
+            }
+            var credential = workingSet.randomElement()!
+            var knobs = AssertionKnobs(origin: origin)
+            knobs.counterIncrement = 0  // counter 0 stays 0 (as synced passkeys send): concurrent uses of one credential never race
+            let assertion = try SoftAuthenticator.authenticate(options: answer.publicKey, credential: &credential, knobs: knobs)
+            let body = Array(try JSONEncoder().encode(FinishBody(credential: assertion)))
+            let t2 = ContinuousClock.now
+            outcome.client = nanos(t2 - t1)
+            let finish = try await connections.finish(index).post("/v1/authentication/finish", body)
+            outcome.finish = nanos(ContinuousClock.now - t2)
+            outcome.error = checkAuthenticationFinish(finish, credentialID: assertion.id)
+            outcome.crossed = connections.crosses
+        } catch {
+            outcome.error = "authentication: \(error)"
         }
-        var credential = workingSet.randomElement()!
-        var knobs = AssertionKnobs(origin: origin)
-        knobs.counterIncrement = 0  // counter 0 stays 0 (as synced passkeys send): concurrent uses of one credential never race
-        let assertion = try SoftAuthenticator.authenticate(options: answer.publicKey, credential: &credential, knobs: knobs)
-        let body = Array(try JSONEncoder().encode(FinishBody(credential: assertion)))
-        let t2 = ContinuousClock.now
-        outcome.client = nanos(t2 - t1)
-        let finish = try await connections.finish(index).post("/v1/authentication/finish", body)
-        outcome.finish = nanos(ContinuousClock.now - t2)
-        outcome.error = checkAuthenticationFinish(finish, credentialID: assertion.id)
-        outcome.crossed = connections.crosses
-    } catch {
-        outcome.error = "authentication: \(error)"
+        return outcome
     }
-    return outcome
 }
+let mixed = makeMixed(workingSet: workingSet)
 
-/// Pending ceremonies written into the table and their assertions signed up front (not measured).
-func presign(count: Int) throws -> [(body: [UInt8], credentialID: String)] {
+/// Pending ceremonies written into `seeder`'s table and their assertions signed up front with credentials of
+/// `workingSet` (not measured).
+func presign(count: Int, seeder: Seeder, workingSet: [SoftCredential]) throws -> [(body: [UInt8], credentialID: String)] {
     var ceremonies: [(challenge: [UInt8], state: [UInt8], expiresAt: Date)] = []
     var requests: [(body: [UInt8], credentialID: String)] = []
     ceremonies.reserveCapacity(count)
@@ -447,6 +505,20 @@ func presign(count: Int) throws -> [(body: [UInt8], credentialID: String)] {
     }
     try seeder.insertCeremonies(ceremonies)
     return requests
+}
+
+/// POST /v1/authentication/finish of pre-signed request `index` (round-robin over the instances), checked.
+func presignedFinish(_ prepared: [(body: [UInt8], credentialID: String)]) -> @Sendable (Connections, Int) async -> Outcome {
+    { connections, index in
+        let request = prepared[index]
+        let t0 = ContinuousClock.now
+        do {
+            let answer = try await connections.spread(index).post("/v1/authentication/finish", request.body)
+            return Outcome(finish: nanos(ContinuousClock.now - t0), error: checkAuthenticationFinish(answer, credentialID: request.credentialID))
+        } catch {
+            return Outcome(error: "authentication finish: \(error)")
+        }
+    }
 }
 
 @MainActor func record(_ result: PhaseResult, key: String) {
@@ -500,7 +572,7 @@ do {
     if options.phases.contains("presigned") {
         for concurrency in options.concurrencies {
             log("pre-signing \(options.presigned) finishes for concurrency \(concurrency)")
-            let prepared = try presign(count: options.presigned)
+            let prepared = try presign(count: options.presigned, seeder: seeder, workingSet: workingSet)
             var perf: pid_t?
             if concurrency == maxConcurrency, let output = options.perfOutput, !options.serverPIDs.isEmpty {
                 // Records the whole phase (every instance); stopped with SIGINT when it ends.
@@ -509,17 +581,7 @@ do {
             }
             let result = try await runPhase(
                 "auth finish, pre-signed", concurrency: concurrency, duration: options.seconds, limit: prepared.count,
-                options: options, group: group, endpoints: endpoints
-            ) { connections, index in
-                let request = prepared[index]
-                let t0 = ContinuousClock.now
-                do {
-                    let answer = try await connections.spread(index).post("/v1/authentication/finish", request.body)
-                    return Outcome(finish: nanos(ContinuousClock.now - t0), error: checkAuthenticationFinish(answer, credentialID: request.credentialID))
-                } catch {
-                    return Outcome(error: "authentication finish: \(error)")
-                }
-            }
+                options: options, group: group, endpoints: endpoints, operation: presignedFinish(prepared))
             record(result, key: "presigned\(concurrency)")
             if let perf {
                 var status: Int32 = 0
@@ -671,12 +733,11 @@ do {
     if let rssSoak { figures["rss_soak_kib"] = Double(rssSoak) }
     let markdown = section.joined(separator: "\n") + "\n\n"
     print(markdown, terminator: "")
-    if let out = options.out {
-        if !FileManager.default.fileExists(atPath: out) { _ = FileManager.default.createFile(atPath: out, contents: nil) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        try handle.seekToEnd()
-        handle.write(Data(markdown.utf8))
-        try handle.close()
+    if let out = options.out { try append(markdown, to: out) }
+    if let interleaved {
+        let markdown = try await interleaved.run().joined(separator: "\n") + "\n\n"
+        print(markdown, terminator: "")
+        if let out = options.out { try append(markdown, to: out) }
     }
     if let results = options.results {
         let encoder = JSONEncoder()

@@ -1,0 +1,219 @@
+// The interleaved comparison (--compare-url, scripts/loadbench.sh --million): side A is the main passkeyd and
+// database (--url, --database-url, --credentials), side B a second passkeyd on its own database seeded here with
+// --compare-credentials. After a begin + finish warm-up of each side, every authentication phase runs in short
+// alternating rounds A, B, A, B, … (--repeats each, at the highest concurrency, each round bounded like the other
+// phases by --seconds and its request count), so the machine's run-to-run drift affects both sides alike. Medians
+// per side and their ratio B / A go to the summary, with the verdict against "within 10%".
+import Foundation
+import NIOCore
+import WebAuthnTestSupport
+
+/// One side of the comparison: its passkeyd instances, its database and the credentials seeded into it.
+struct ComparisonSide: Sendable {
+    /// "A" or "B".
+    let letter: String
+    let credentials: Int
+    /// This side's URLs, database and server pids (the rest as the main options).
+    let options: Options
+    let endpoints: [(host: String, port: Int)]
+    let seeder: Seeder
+    let workingSet: [SoftCredential]
+
+    var name: String { "\(letter): \(grouped(credentials))" }
+}
+
+/// One authentication phase of the comparison, measured at the highest concurrency.
+enum ComparisonPhase: CaseIterable {
+    case presigned
+    case mixed
+
+    var title: String {
+        switch self {
+        case .presigned: "auth finish, pre-signed"
+        case .mixed: "auth begin + sign + finish"
+        }
+    }
+
+    /// Key of the figures written to --results.
+    var key: String {
+        switch self {
+        case .presigned: "presigned"
+        case .mixed: "mixed"
+        }
+    }
+}
+
+/// What one round of one side measured.
+struct ComparisonRound {
+    let rate: Double
+    let p99: Double
+    let errors: [String: Int]
+    let bound: String
+}
+
+/// 1000000 → "1,000,000".
+func grouped(_ number: Int) -> String {
+    var digits = Array(String(number))
+    var index = digits.count - 3
+    while index > 0 {
+        digits.insert(",", at: index)
+        index -= 3
+    }
+    return String(digits)
+}
+
+/// The middle value (the mean of the two middle ones for an even count); NaN for none.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// Seeds side B's database (side A is the main run's, already seeded) and returns both sides.
+@MainActor func seedComparison() throws -> Comparison {
+    let sideOptions = options.compareSide
+    log("comparison: seeding \(sideOptions.credentials) users + credentials into the second database (working set \(min(options.workingSet, sideOptions.credentials)))")
+    let clock = ContinuousClock.now
+    let sideSeeder = Seeder(
+        databaseURL: sideOptions.databaseURL, rpID: seeder.rpID, origin: seeder.origin, directory: URL(fileURLWithPath: options.workDirectory))
+    let sideWorkingSet = try sideSeeder.seed(count: sideOptions.credentials, workingSet: options.workingSet)
+    let seeded = seconds(ContinuousClock.now - clock)
+    log(String(format: "comparison: seeded in %.1f s", seeded))
+    figures["compare_seed_seconds"] = seeded
+    let a = ComparisonSide(
+        letter: "A", credentials: options.credentials, options: options, endpoints: endpoints, seeder: seeder, workingSet: workingSet)
+    let b = ComparisonSide(
+        letter: "B", credentials: sideOptions.credentials, options: sideOptions,
+        endpoints: parseEndpoints(sideOptions.urls, "--compare-url"), seeder: sideSeeder, workingSet: sideWorkingSet)
+    return Comparison(a: a, b: b, seedSeconds: seeded)
+}
+
+/// The two sides and, once run, their rounds.
+@MainActor final class Comparison {
+    let a: ComparisonSide
+    let b: ComparisonSide
+    let seedSeconds: Double
+    let concurrency: Int
+    /// Rounds per phase, then per side letter, in the order they ran.
+    var rounds: [ComparisonPhase: [String: [ComparisonRound]]] = [:]
+    /// Errors of the warm-ups, per side letter.
+    var warmupErrors: [String: [String: Int]] = [:]
+
+    init(a: ComparisonSide, b: ComparisonSide, seedSeconds: Double) {
+        self.a = a
+        self.b = b
+        self.seedSeconds = seedSeconds
+        concurrency = options.concurrencies.max()!
+    }
+
+    /// Warms both sides up, runs the alternating rounds of every phase and returns the Markdown section.
+    func run() async throws -> [String] {
+        if options.warmup > 0 {
+            for side in [a, b] {
+                let warm = try await runPhase(
+                    "comparison warm-up \(side.letter)", concurrency: concurrency, duration: options.warmup, limit: options.requests,
+                    options: side.options, group: group, endpoints: side.endpoints, operation: makeMixed(workingSet: side.workingSet))
+                warmupErrors[side.letter] = warm.errors
+                log(String(format: "comparison warm-up %@: %.0f/s, %d errors", side.name, warm.rate, warm.errorCount))
+            }
+        }
+        for phase in ComparisonPhase.allCases {
+            for repeat_ in 1...options.repeats {
+                for side in [a, b] {
+                    let round = try await runRound(phase, side: side)
+                    rounds[phase, default: [:]][side.letter, default: []].append(round)
+                    log(String(
+                        format: "comparison %@ round %d, %@: %.0f/s, p99 %.1f ms, %d errors, bound by %@", phase.title, repeat_,
+                        side.name, round.rate, round.p99, round.errors.values.reduce(0, +), round.bound))
+                }
+            }
+        }
+        return markdown()
+    }
+
+    /// One round of `phase` against `side`; pre-signed rounds first write their own ceremonies into that side's
+    /// database and remove the unused ones afterwards.
+    func runRound(_ phase: ComparisonPhase, side: ComparisonSide) async throws -> ComparisonRound {
+        let result: PhaseResult
+        switch phase {
+        case .presigned:
+            let prepared = try presign(count: options.presigned, seeder: side.seeder, workingSet: side.workingSet)
+            result = try await runPhase(
+                phase.title, concurrency: concurrency, duration: options.seconds, limit: prepared.count, options: side.options,
+                group: group, endpoints: side.endpoints, operation: presignedFinish(prepared))
+            try psql(side.options.databaseURL, "DELETE FROM ceremonies")
+        case .mixed:
+            result = try await runPhase(
+                phase.title, concurrency: concurrency, duration: options.seconds, limit: options.requests, options: side.options,
+                group: group, endpoints: side.endpoints, operation: makeMixed(workingSet: side.workingSet))
+        }
+        return ComparisonRound(
+            rate: result.rate, p99: PhaseResult.percentile(result.finish, 0.99), errors: result.errors, bound: result.bound)
+    }
+
+    /// Errors of all rounds of `letter`'s side, by kind.
+    func errors(_ letter: String) -> [String: Int] {
+        var all: [String: Int] = [:]
+        for phase in ComparisonPhase.allCases {
+            for round in rounds[phase]?[letter] ?? [] { all.merge(round.errors, uniquingKeysWith: +) }
+        }
+        return all
+    }
+
+    /// The section: how it ran, the table of rounds, medians and ratios, and one verdict line per phase.
+    func markdown() -> [String] {
+        let rest = (1..<options.repeats).map { "round \($0 + 1) |" }
+        var lines = [
+            "### Interleaved: \(grouped(a.credentials)) vs \(grouped(b.credentials)) credentials",
+            "",
+            String(
+                format: "Two passkeyd processes, each on its own database: A with %@ users (the run above), B with %@ (one ES256 credential each, seeded in %.1f s; working set %@ credentials). Both are driven by this one load generator in alternating rounds A, B, A, B, … (%d each per phase, concurrency %d, each round at most %.0f s or %d requests, pre-signed: %d ceremonies written into that side's database before each round), so the machine's drift affects both sides alike. Each side had a %.0f s begin + finish warm-up first (not in the table). Every response is checked.",
+                grouped(a.credentials), grouped(b.credentials), seedSeconds, grouped(b.workingSet.count), options.repeats, concurrency,
+                options.seconds, options.requests, options.presigned, options.warmup),
+            "",
+            "| phase, c=\(concurrency) | side | round 1 req/s, p99 ms | " + rest.joined(separator: " ")
+                + " median req/s | median p99 ms | errors |",
+            "|---|---|" + String(repeating: "---:|", count: options.repeats + 3),
+        ]
+        var verdicts: [String] = []
+        for phase in ComparisonPhase.allCases {
+            var medians: [String: (rate: Double, p99: Double)] = [:]
+            for side in [a, b] {
+                let sideRounds = rounds[phase]?[side.letter] ?? []
+                let rate = median(sideRounds.map(\.rate))
+                let p99 = median(sideRounds.map(\.p99))
+                medians[side.letter] = (rate, p99)
+                let errorCount = sideRounds.reduce(0) { $0 + $1.errors.values.reduce(0, +) }
+                let cells = sideRounds.map { String(format: "%.0f, %.1f", $0.rate, $0.p99) }.joined(separator: " | ")
+                lines.append(String(format: "| %@ | %@ | %@ | **%.0f** | %.1f | %d |", phase.title, side.name, cells, rate, p99, errorCount))
+                figures["compare_\(phase.key)_\(side.letter)_rate"] = rate
+                figures["compare_\(phase.key)_\(side.letter)_p99"] = p99
+                figures["compare_\(phase.key)_\(side.letter)_errors"] = Double(errorCount)
+            }
+            let rateRatio = medians["B"]!.rate / medians["A"]!.rate
+            let p99Ratio = medians["B"]!.p99 / medians["A"]!.p99
+            figures["compare_\(phase.key)_ratio"] = rateRatio
+            lines.append(
+                "| \(phase.title) | B / A |" + String(repeating: " |", count: options.repeats)
+                    + String(format: " **%.1f%%** | %.1f%% | |", rateRatio * 100, p99Ratio * 100))
+            let met = rateRatio >= 0.9 && errors("A").isEmpty && errors("B").isEmpty
+            verdicts.append(String(
+                format: "**%@ credentials: %.1f%% of the %@ figure (target within 10%%) — %@** (%@, median req/s; median p99 %.1f%% of A's)",
+                grouped(b.credentials), rateRatio * 100, grouped(a.credentials), met ? "met" : "missed", phase.title, p99Ratio * 100))
+        }
+        lines.append("")
+        for verdict in verdicts {
+            lines.append(verdict)
+            lines.append("")
+        }
+        var errorNotes: [String] = []
+        for side in [a, b] {
+            let all = errors(side.letter).merging(warmupErrors[side.letter] ?? [:], uniquingKeysWith: +)
+            let text = all.isEmpty ? "0" : all.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: "; ")
+            errorNotes.append("\(side.letter) \(text)")
+        }
+        lines.append("Errors, warm-ups included: " + errorNotes.joined(separator: ", ") + ".")
+        return lines
+    }
+}
