@@ -83,6 +83,9 @@ bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
 
 started_pg=0
 scripts/postgres.sh status >/dev/null 2>&1 || started_pg=1
+# Sized like a production server's (PostgreSQL's 128MB default would not hold the 1M-credential table and index
+# it reads from; a PostgreSQL that is already running keeps its own setting, reported in the summary).
+export PASSKEYD_PG_SHARED_BUFFERS="${PASSKEYD_PG_SHARED_BUFFERS:-1GB}"
 scripts/postgres.sh start
 pg_url="$(scripts/postgres.sh url)"
 admin_url="${pg_url%/*}/postgres"
@@ -183,7 +186,7 @@ PY
     echo "| RAM | $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) |"
     echo "| kernel | $(uname -sr) |"
     echo "| Swift | $(swift --version 2>/dev/null | head -1) |"
-    echo "| PostgreSQL | $("$PSQL" -X -tA -d "$admin_url" -c 'SHOW server_version' | head -1) (scripts/postgres.sh: fsync, synchronous_commit, full_page_writes off) |"
+    echo "| PostgreSQL | $("$PSQL" -X -tA -d "$admin_url" -c 'SHOW server_version' | head -1) (scripts/postgres.sh: fsync, synchronous_commit, full_page_writes off; shared_buffers $("$PSQL" -X -tA -d "$admin_url" -c 'SHOW shared_buffers' | head -1)) |"
     echo "| passkeyd | release build, pool size ${PASSKEYD_POOL_SIZE:-8}, log level warning, metrics on, on 127.0.0.1 |"
     echo
 } >"$out"

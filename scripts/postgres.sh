@@ -23,6 +23,7 @@
 #   PASSKEYD_PG_DIR            put the cluster here instead of <repo>/var/postgres
 #   PASSKEYD_PG_BINDIR         PostgreSQL binaries (default /usr/lib/postgresql/15/bin)
 #   PASSKEYD_PG_START_TIMEOUT  seconds to wait for readiness (default 30)
+#   PASSKEYD_PG_SHARED_BUFFERS shared_buffers (default 128MB, PostgreSQL's own; the load benchmark sets 1GB)
 #
 # This script installs nothing: the project's setup script installs the Debian package `postgresql-15`.
 set -euo pipefail
@@ -33,6 +34,7 @@ readonly OS_USER="postgres"
 PORT="${PASSKEYD_PG_PORT:-25432}"
 BINDIR="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 START_TIMEOUT="${PASSKEYD_PG_START_TIMEOUT:-30}"
+SHARED_BUFFERS="${PASSKEYD_PG_SHARED_BUFFERS:-128MB}"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 DEFAULT_ROOT="$REPO/var/postgres"
@@ -167,6 +169,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_connections = 100
+shared_buffers = $(sql_quote "$SHARED_BUFFERS")
 log_min_messages = warning
 log_min_error_statement = panic
 EOF
