@@ -73,11 +73,14 @@ func median(_ values: [Double]) -> Double {
 /// Seeds side B's database (side A is the main run's, already seeded) and returns both sides.
 @MainActor func seedComparison() throws -> Comparison {
     let sideOptions = options.compareSide
-    log("comparison: seeding \(sideOptions.credentials) users + credentials into the second database (working set \(min(options.workingSet, sideOptions.credentials)))")
+    // The same number of signing credentials as side A (drawn uniformly from B's larger table), so the rounds differ
+    // only in the table's size, not in how many distinct keys and rows are active.
+    let sideWorkingSetSize = min(workingSet.count, sideOptions.credentials)
+    log("comparison: seeding \(sideOptions.credentials) users + credentials into the second database (working set \(sideWorkingSetSize))")
     let clock = ContinuousClock.now
     let sideSeeder = Seeder(
         databaseURL: sideOptions.databaseURL, rpID: seeder.rpID, origin: seeder.origin, directory: URL(fileURLWithPath: options.workDirectory))
-    let sideWorkingSet = try sideSeeder.seed(count: sideOptions.credentials, workingSet: options.workingSet)
+    let sideWorkingSet = try sideSeeder.seed(count: sideOptions.credentials, workingSet: sideWorkingSetSize)
     let seeded = seconds(ContinuousClock.now - clock)
     log(String(format: "comparison: seeded in %.1f s", seeded))
     figures["compare_seed_seconds"] = seeded
