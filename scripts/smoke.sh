@@ -49,7 +49,10 @@ expect 400 POST /v1/authentication/finish --json @assert.json | jq -e '.error.co
 expect 200 POST /v1/authentication/begin --json '{}' | passkeyd-softkey sign --key alice.json >assert.json
 expect 200 POST /v1/authentication/finish --json @assert.json | jq -e ".credential.id == \"$first\"" >/dev/null || fail "discoverable"
 
-expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\"}}" >begin2.json
+# A taken name is not a way into that account: 409 user_exists. A second passkey names the user by id.
+expect 409 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\"}}" | jq -e '.error.code == "user_exists"' >/dev/null \
+    || fail "a taken name must be refused"
+expect 200 POST /v1/registration/begin --json "{\"user\":{\"id\":\"$user_id\"}}" >begin2.json
 jq -e ".publicKey.excludeCredentials[0].id == \"$first\"" begin2.json >/dev/null || fail "excludeCredentials"
 passkeyd-softkey register --key alice2.json --algorithm EdDSA <begin2.json | expect 201 POST /v1/registration/finish --json @- >/dev/null
 

@@ -19,6 +19,9 @@ public struct APIError: Error, Sendable, Equatable {
     static let unauthorized = APIError(status: 401, code: "unauthorized", message: "A valid API key is required.")
     static let adminUnauthorized = APIError(status: 401, code: "unauthorized", message: "A valid admin key is required.")
     static let userUnknown = APIError(status: 404, code: "user_unknown", message: "No user has this id.")
+    static let userExists = APIError(
+        status: 409, code: "user_exists",
+        message: "A user with this name exists: to add a passkey to that account, begin with its user id.")
     static let challengeUnknown = APIError(
         status: 400, code: "challenge_unknown_or_expired",
         message: "No pending ceremony has this challenge: it is unknown, expired or already used.")
@@ -50,8 +53,10 @@ public struct APIError: Error, Sendable, Equatable {
         switch error.code {
         case .duplicateCredential:
             self.init(status: 409, code: error.code.rawValue, message: "This credential is already registered.")
-        case .userConflict:
-            self.init(status: 409, code: error.code.rawValue, message: "The user changed during registration; start again.")
+        case .userExists:
+            self = .userExists
+        case .userUnknown:
+            self = .userUnknown
         default:
             self.init(status: 503, code: error.code.rawValue, message: "Storage is unavailable; try again.")
         }

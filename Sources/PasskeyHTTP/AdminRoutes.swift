@@ -16,7 +16,7 @@ import WebAuthnModel
 ///     GET    /v1/admin/credentials/:credentialId      one credential with its owner
 ///     PATCH  /v1/admin/credentials/:credentialId      {"nickname": string|null}
 ///     DELETE /v1/admin/credentials/:credentialId      (204)
-func addAdminRoutes(to router: Router<BasicRequestContext>, api: API) {
+func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     let admin = AdminAPI(store: api.service.store, service: api.service)
     router.get("/v1/admin/users") { request, context in
         await api.handle(request, context, .adminListUsers) { _, _ in try await admin.listUsers(request.uri.queryParameters) }
@@ -96,7 +96,7 @@ struct AdminAPI: Sendable {
     static let maxPageSize = 200
 
     /// A base64url id from the path (user handles are 1...64 bytes, credential ids 16...1023).
-    static func id(_ context: BasicRequestContext, _ name: String) throws -> [UInt8] {
+    static func id(_ context: PasskeyRequestContext, _ name: String) throws -> [UInt8] {
         guard let text = context.parameters.get(name), let bytes = Base64URL.decode(text), !bytes.isEmpty, bytes.count <= 1023
         else { throw APIError.invalidParameter("\(name) must be base64url.") }
         return bytes

@@ -39,23 +39,41 @@ public struct CeremonyService: Sendable {
 
     // MARK: registration
 
-    /// Begins a registration for `name`: a known user keeps their handle and gets their credentials excluded; a
-    /// new one gets a fresh random 32-byte handle. One store call: lookup, options, insert.
+    /// Begins a registration. A new user (by name) gets a fresh random 32-byte handle and is refused with
+    /// `user_exists` when the name is taken; an existing user (by handle) keeps theirs and gets their credentials
+    /// excluded, and an unknown handle is `user_unknown`. The intent is saved with the ceremony, so the finish
+    /// creates or adds exactly as begun. One store call: lookup, options, insert.
     public func beginRegistration(
-        name: String, displayName: String, request: RegistrationRequest
+        for subject: RegistrationSubject, request: RegistrationRequest
     ) async throws -> CreationOptionsJSON {
         let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
-        let outcome = try await store.beginCeremony(userNamed: name) { existing, credentials in
+        let lookup: UserLookup = switch subject {
+        case .newUser(let name, _), .nameForConformanceTesting(let name, _): .name(name)
+        case .existingUser(let handle): .handle(handle)
+        }
+        let outcome = try await store.beginCeremony(user: lookup) { existing, credentials in
             Self.ceremony(Result { () throws -> (CreationOptionsJSON, PendingCeremony) in
-                let handle = existing?.handle ?? SecureRandom.bytes(count: 32)
-                let user = try UserEntity(id: handle, name: name, displayName: existing?.displayName ?? displayName)
+                let user: UserEntity
+                let intent: RegistrationIntent
+                switch (subject, existing) {
+                case (.newUser, _?):
+                    throw APIError.userExists
+                case (.existingUser, nil):
+                    throw APIError.userUnknown
+                case (.newUser(let name, let displayName), nil), (.nameForConformanceTesting(let name, let displayName), nil):
+                    user = try UserEntity(id: SecureRandom.bytes(count: 32), name: name, displayName: displayName)
+                    intent = .newUser
+                case (.existingUser, let existing?), (.nameForConformanceTesting, let existing?):
+                    user = try UserEntity(id: existing.handle, name: existing.name, displayName: existing.displayName)
+                    intent = .existingUser
+                }
                 let (options, state) = relyingParty.beginRegistration(
                     user: user,
                     excludeCredentials: credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) },
                     request: request, challengeSource: challengeSource, now: now)
                 return (options, PendingCeremony(
-                    challenge: state.challenge, kind: .registration, userHandle: handle, state: state.stateBytes,
-                    expiresAt: state.expiresAt))
+                    challenge: state.challenge, kind: .registration, userHandle: user.id, state: state.stateBytes,
+                    expiresAt: state.expiresAt, intent: intent))
             })
         }
         return try outcome.get()
@@ -95,17 +113,18 @@ public struct CeremonyService: Sendable {
 
     // MARK: authentication
 
-    /// Begins an authentication: with a user name, for that user's credentials; without, a discoverable request.
-    /// An unknown name gets options indistinguishable in shape from a known one (no allowCredentials leak).
-    /// `extensions` are client extension inputs passed through to the options. One store call: lookup, insert.
+    /// Begins an authentication: with a user (name or id), for that user's credentials; without, a discoverable
+    /// request. An unknown user gets options indistinguishable in shape from a known one's (no allowCredentials
+    /// leak). `extensions` are client extension inputs passed through to the options. One store call: lookup,
+    /// insert.
     public func beginAuthentication(
-        name: String?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]? = nil
+        user lookup: UserLookup?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]? = nil
     ) async throws -> RequestOptionsJSON {
         let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
-        let outcome = try await store.beginCeremony(userNamed: name) { user, credentials in
+        let outcome = try await store.beginCeremony(user: lookup) { user, credentials in
             var allow = credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }
             var handle = user?.handle
-            if name != nil, handle == nil {
+            if lookup != nil, handle == nil {
                 // Unknown user: a random handle that owns nothing, and one imaginary credential id.
                 handle = SecureRandom.bytes(count: 32)
                 allow = [CredentialDescriptor(id: SecureRandom.bytes(count: 32))]
@@ -159,6 +178,19 @@ public struct CeremonyService: Sendable {
             throw APIError.credentialUnknown
         }
     }
+}
+
+/// Whose passkey a registration creates; the intent is decided here, at begin, and kept with the ceremony.
+public enum RegistrationSubject: Sendable, Hashable {
+    /// A new account with this name (a sign-up): refused with 409 `user_exists` when the name is taken.
+    case newUser(name: String, displayName: String)
+    /// One more passkey for the existing user with this handle, which the calling backend sends only after it has
+    /// authenticated that person: 404 `user_unknown` when there is none.
+    case existingUser(handle: [UInt8])
+    /// The FIDO conformance binding only (off by default, never for production): a taken name adds a passkey to
+    /// that user, as the conformance test plan expects (a second options request for a registered username must
+    /// exclude its credential); a free name creates the user.
+    case nameForConformanceTesting(name: String, displayName: String)
 }
 
 /// A relying party shared by every copy of a ``CeremonyService``.

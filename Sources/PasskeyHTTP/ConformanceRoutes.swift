@@ -78,7 +78,7 @@ struct ConformanceSession: Sendable {
 }
 
 /// Registers the four endpoints of the conformance transport binding.
-func addConformanceRoutes(to router: Router<BasicRequestContext>, api: API) {
+func addConformanceRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     router.post("/attestation/options") { request, context in
         await api.handleConformance(request, context, .conformanceAttestationOptions, ending: nil) { body in
             try await api.conformanceAttestationOptions(body)
@@ -151,7 +151,7 @@ extension API {
     /// records and logs the outcome. `ending`: the session a result ends; its cookie is cleared by every reply that
     /// reached the session (success or failure), not by one refused before (401, 413, no readable cookie).
     func handleConformance(
-        _ request: Request, _ context: BasicRequestContext, _ operation: Operation, ending: ConformanceSession?,
+        _ request: Request, _ context: PasskeyRequestContext, _ operation: Operation, ending: ConformanceSession?,
         _ body: @escaping @Sendable ([UInt8]) async throws -> Response
     ) async -> Response {
         await handle(
@@ -191,7 +191,10 @@ extension API {
         let request = RegistrationRequest(
             authenticatorSelection: requestedSelection, attestation: try decode(String.self, members["attestation"]),
             extensions: extensions)
-        let options = try await service.beginRegistration(name: username, displayName: displayName, request: request)
+        // The test plan registers one username repeatedly and expects its credentials excluded: find or create by
+        // name, which only this binding (off by default, never for production) does.
+        let options = try await service.beginRegistration(
+            for: .nameForConformanceTesting(name: username, displayName: displayName), request: request)
 
         // Echo the selection members the request named, with the values the engine enforces.
         var selection = options.authenticatorSelection
@@ -231,7 +234,7 @@ extension API {
         default: throw APIError(status: 400, code: "malformed_json", message: "userVerification must be required, preferred or discouraged.")
         }
         let options = try await service.beginAuthentication(
-            name: username.isEmpty ? nil : username, userVerification: userVerification,
+            user: username.isEmpty ? nil : .name(username), userVerification: userVerification,
             extensions: try decode([String: JSONValue].self, members["extensions"]))
         var response = try json(
             status: .ok,

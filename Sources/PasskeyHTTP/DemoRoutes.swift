@@ -22,11 +22,11 @@ import WebAuthnModel
 /// the router is built (a restart signs everyone out), valid 10 minutes, `HttpOnly`, `SameSite=Strict`,
 /// `Path=/demo`, `Secure` when every web origin is https. It is issued by an authentication finish, and by a
 /// registration finish that created the account (or added a passkey to the account already signed in). Adding a
-/// passkey to an existing name needs that user's session (otherwise 401), so a name cannot be taken over through
-/// the demo. State-changing demo calls carrying an `Origin` header must come from an allowed origin (401).
+/// passkey to an existing user (`{"user":{"id"}}`) needs that user's session (otherwise 401), and a taken name is
+/// 409 `user_exists`, so an account cannot be taken over through the demo. State-changing demo calls carrying an `Origin` header must come from an allowed origin (401).
 /// The demo routes need no API key, even when `PASSKEYD_API_KEYS` is set: whoever reaches the server can register
 /// through them, which is why the demo is off by default and meant for local trials.
-func addDemoRoutes(to router: Router<BasicRequestContext>, api: API) {
+func addDemoRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     var open = api.configuration
     open.apiKeys = []  // the browser has no API key; the demo checks its own session cookie
     let api = API(service: api.service, configuration: open)
@@ -156,12 +156,14 @@ struct DemoAPI: Sendable {
         }
     }
 
-    /// Registration for a new name, or for the signed-in user's own name (adding a passkey).
+    /// The /v1 begin, with the demo session as the "backend that authenticated this person": `{"user":{"id"}}`
+    /// (adding a passkey) only for the signed-in user's own id (401 otherwise); `{"user":{"name"}}` signs a new
+    /// user up (409 `user_exists` when taken, as in /v1).
     func registrationBegin(_ request: Request, _ body: [UInt8]) async throws -> Response {
-        if case .object(let user)? = try api.object(body)["user"], case .string(let name)? = user["name"],
-            let existing = try await store.user(named: name), sessions.user(request) != existing.handle
+        if case .existingUser(let handle) = try API.registrationSubject(try api.object(body)["user"]),
+            sessions.user(request) != handle
         {
-            throw Self.refused("This name is taken: sign in as its owner to add a passkey.")
+            throw Self.refused("Sign in as this user to add a passkey to the account.")
         }
         return try await api.registrationBegin(body)
     }

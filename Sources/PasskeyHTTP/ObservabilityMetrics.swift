@@ -75,7 +75,7 @@ extension Duration {
 
 /// `GET /metrics` when the configuration has an exporter: its bytes as the Prometheus text format. Open, like
 /// `/healthz` (restrict it at the network level if needed).
-func addMetricsRoute(to router: Router<BasicRequestContext>, exporter: @escaping @Sendable () -> [UInt8]) {
+func addMetricsRoute(to router: Router<PasskeyRequestContext>, exporter: @escaping @Sendable () -> [UInt8]) {
     router.get("/metrics") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],

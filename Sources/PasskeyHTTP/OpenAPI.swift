@@ -4,7 +4,7 @@ import NIOCore
 
 /// `GET /openapi.json`: the OpenAPI document kept in the repository (`Sources/PasskeyHTTP/Resources/openapi.json`).
 /// Read once, when the router is built; open (no key), like `/healthz`.
-func addOpenAPIRoute(to router: Router<BasicRequestContext>) {
+func addOpenAPIRoute(to router: Router<PasskeyRequestContext>) {
     let document = OpenAPIResource.bytes
     router.get("/openapi.json") { _, _ in
         guard let document else {

@@ -55,8 +55,8 @@ enum Access: Sendable {
 /// Builds the router: the ceremony endpoints under `/v1/registration` and `/v1/authentication`, the admin API
 /// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise),
 /// `/openapi.json` and, when the configuration has an exporter, `/metrics`.
-public func buildRouter(service: CeremonyService, configuration: HTTPConfiguration = .init()) -> Router<BasicRequestContext> {
-    let router = Router()
+public func buildRouter(service: CeremonyService, configuration: HTTPConfiguration = .init()) -> Router<PasskeyRequestContext> {
+    let router = Router(context: PasskeyRequestContext.self)
     let api = API(service: service, configuration: configuration)
     router.get("/healthz") { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
     router.get("/readyz") { _, context in
@@ -127,10 +127,10 @@ struct API: Sendable {
     ///   - failureBody: the error body (the FIDO conformance binding has its own shape).
     ///   - adjust: last changes to the reply, knowing the failure if any (e.g. clearing a session cookie).
     func handle(
-        _ request: Request, _ context: BasicRequestContext, _ operation: Operation,
+        _ request: Request, _ context: PasskeyRequestContext, _ operation: Operation,
         failureBody: (APIError) -> [UInt8] = { $0.jsonBody },
         adjust: (inout Response, FailedRequest?) -> Void = { _, _ in },
-        _ body: @Sendable ([UInt8], BasicRequestContext) async throws -> Response
+        _ body: @Sendable ([UInt8], PasskeyRequestContext) async throws -> Response
     ) async -> Response {
         let start = ContinuousClock.now
         var response: Response
@@ -238,21 +238,47 @@ struct API: Sendable {
 
     func registrationBegin(_ body: [UInt8]) async throws -> Response {
         let members = try object(body)
-        guard case .object(let user)? = members["user"], case .string(let name)? = user["name"], !name.isEmpty,
-            name.utf8.count <= 256
-        else { throw APIError(status: 400, code: "malformed_json", message: "user.name is required (1-256 bytes).") }
-        let displayName: String
-        switch user["displayName"] {
-        case nil, .null?: displayName = name
-        case .string(let value)? where value.utf8.count <= 256: displayName = value
-        default: throw APIError(status: 400, code: "malformed_json", message: "user.displayName must be a string of at most 256 bytes.")
-        }
+        let subject = try Self.registrationSubject(members["user"])
         let request = RegistrationRequest(
             authenticatorSelection: try decode(AuthenticatorSelectionJSON.self, members["authenticatorSelection"]),
             attestation: try decode(String.self, members["attestation"]), hints: try decode([String].self, members["hints"]),
             extensions: try decode([String: JSONValue].self, members["extensions"]))
-        let options = try await service.beginRegistration(name: name, displayName: displayName, request: request)
+        let options = try await service.beginRegistration(for: subject, request: request)
         return try json(status: .ok, ["publicKey": options])
+    }
+
+    /// `{"name", "displayName"?}` signs a new user up; `{"id"}` adds a passkey to that existing user. Exactly one
+    /// of `name` and `id`: the intent is never guessed from whether a name happens to exist.
+    static func registrationSubject(_ value: JSONValue?) throws -> RegistrationSubject {
+        guard case .object(let user)? = value else {
+            throw APIError(status: 400, code: "malformed_json", message: "user is required: {\"name\"} for a new user or {\"id\"} for an existing one.")
+        }
+        switch (user["name"], user["id"]) {
+        case (.string(let name)?, nil), (.string(let name)?, .null?):
+            guard !name.isEmpty, name.utf8.count <= 256 else {
+                throw APIError(status: 400, code: "malformed_json", message: "user.name must be 1-256 bytes.")
+            }
+            switch user["displayName"] {
+            case nil, .null?: return .newUser(name: name, displayName: name)
+            case .string(let value)? where value.utf8.count <= 256: return .newUser(name: name, displayName: value)
+            default: throw APIError(status: 400, code: "malformed_json", message: "user.displayName must be a string of at most 256 bytes.")
+            }
+        case (nil, .string(let id)?), (.null?, .string(let id)?):
+            guard user["displayName"] == nil else {
+                throw APIError(status: 400, code: "malformed_json", message: "user.displayName belongs to a new user; an existing user keeps theirs.")
+            }
+            return .existingUser(handle: try userHandle(id))
+        default:
+            throw APIError(status: 400, code: "malformed_json", message: "user needs exactly one of name (a new user) and id (an existing user).")
+        }
+    }
+
+    /// A user id as the API shows it: base64url of a 1-64 byte user handle.
+    static func userHandle(_ text: String) throws -> [UInt8] {
+        guard let handle = Base64URL.decode(text), (1...64).contains(handle.count) else {
+            throw APIError(status: 400, code: "malformed_json", message: "user.id must be a user id (base64url).")
+        }
+        return handle
     }
 
     func registrationFinish(_ body: [UInt8]) async throws -> Response {
@@ -277,12 +303,15 @@ struct API: Sendable {
 
     func authenticationBegin(_ body: [UInt8]) async throws -> Response {
         let members = body.isEmpty ? [:] : try object(body)
-        var name: String?
+        var lookup: UserLookup?
         switch members["user"] {
         case nil, .null?: break
         case .object(let user)?:
-            guard case .string(let value)? = user["name"], !value.isEmpty else { throw APIError.malformedJSON }
-            name = value
+            switch (user["name"], user["id"]) {
+            case (.string(let value)?, nil) where !value.isEmpty: lookup = .name(value)
+            case (nil, .string(let id)?): lookup = .handle(try Self.userHandle(id))
+            default: throw APIError(status: 400, code: "malformed_json", message: "user needs exactly one of name and id.")
+            }
         default: throw APIError.malformedJSON
         }
         var userVerification: UserVerificationRequirement?
@@ -293,7 +322,7 @@ struct API: Sendable {
             userVerification = requirement
         default: throw APIError.malformedJSON
         }
-        let options = try await service.beginAuthentication(name: name, userVerification: userVerification)
+        let options = try await service.beginAuthentication(user: lookup, userVerification: userVerification)
         return try json(status: .ok, ["publicKey": options])
     }
 

@@ -37,22 +37,24 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     }
 
     public func register(
-        _ registration: VerifiedRegistration, nickname: String?
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
     ) throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
+        let entity = registration.user
+        let user: StoredUser
+        switch intent {
+        case .newUser:
+            guard users[entity.id] == nil, self.user(named: entity.name) == nil else {
+                throw StoreError(.userExists, "name or handle taken")
+            }
+            user = StoredUser(handle: entity.id, name: entity.name, displayName: entity.displayName, createdAt: now())
+        case .existingUser:
+            guard let existing = users[entity.id] else { throw StoreError(.userUnknown, "no user with this handle") }
+            user = existing
+        }
         guard credentials[registration.credentialID] == nil else {
             throw StoreError(.duplicateCredential, "credential id already registered")
         }
-        let entity = registration.user
-        let user: StoredUser
-        if let existing = users[entity.id] {
-            user = existing
-        } else {
-            guard self.user(named: entity.name) == nil else {
-                throw StoreError(.userConflict, "name taken by another user handle")
-            }
-            user = StoredUser(handle: entity.id, name: entity.name, displayName: entity.displayName, createdAt: now())
-            users[entity.id] = user
-        }
+        users[entity.id] = user
         let credential = StoredCredential(
             record: registration.credentialRecord, algorithm: registration.algorithm.rawValue, aaguid: registration.aaguid,
             nickname: nickname, createdAt: now(), lastUsedAt: nil, attestationObject: registration.attestationObject,

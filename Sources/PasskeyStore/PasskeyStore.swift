@@ -95,6 +95,17 @@ public enum CeremonyKind: String, Sendable, Hashable, Codable {
     case registration, authentication
 }
 
+/// What a registration does with its user, decided at begin and kept with the ceremony (never taken from the
+/// finish request).
+public enum RegistrationIntent: String, Sendable, Hashable {
+    /// Creates the user: a name (or handle) that is taken by then is ``StoreError/Code/userExists`` and nothing is
+    /// written. Two sign-ups of one new name: the database's unique constraint lets exactly one through.
+    case newUser = "new_user"
+    /// Adds a passkey to the user with the ceremony's handle, who must still exist (``StoreError/Code/userUnknown``
+    /// otherwise); never creates one.
+    case existingUser = "existing_user"
+}
+
 /// A begun ceremony waiting for its finish: keyed by its challenge, single use, expiring.
 public struct PendingCeremony: Sendable, Hashable {
     public let challenge: [UInt8]
@@ -104,14 +115,29 @@ public struct PendingCeremony: Sendable, Hashable {
     /// The engine's state value, encoded by the caller (`RegistrationState` / `AuthenticationState`).
     public let state: [UInt8]
     public let expiresAt: Date
+    /// Registration: whether the finish creates the user or adds to an existing one. Authentication: unused
+    /// (`.existingUser`).
+    public let intent: RegistrationIntent
 
-    public init(challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, state: [UInt8], expiresAt: Date) {
+    public init(
+        challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, state: [UInt8], expiresAt: Date,
+        intent: RegistrationIntent = .existingUser
+    ) {
         self.challenge = challenge
         self.kind = kind
         self.userHandle = userHandle
         self.state = state
         self.expiresAt = expiresAt
+        self.intent = intent
     }
+}
+
+/// How a begin names its user.
+public enum UserLookup: Sendable, Hashable {
+    /// By name: what a sign-up form or a username sign-in gives.
+    case name(String)
+    /// By user handle (the id the API shows): what a backend sends for a person it has authenticated.
+    case handle([UInt8])
 }
 
 /// What authentication finish loads in one step.
@@ -157,8 +183,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String { rawValue }
         /// The credential id is already registered (to any user): §7.1 step 26.
         public static let duplicateCredential = Code(rawValue: "credential_already_registered")
-        /// A concurrent registration claimed the same user name with another user handle.
-        public static let userConflict = Code(rawValue: "user_conflict")
+        /// A registration meant to create its user found the name (or handle) taken: by an earlier account, or by
+        /// a concurrent sign-up of the same new name that committed first.
+        public static let userExists = Code(rawValue: "user_exists")
+        /// A registration meant to add a passkey to an existing user found no such user (deleted meanwhile).
+        public static let userUnknown = Code(rawValue: "user_unknown")
         /// The database cannot be reached or failed; the operation did not happen.
         public static let unavailable = Code(rawValue: "storage_unavailable")
     }
@@ -188,13 +217,14 @@ public protocol PasskeyStore: Sendable {
 
     /// Records a begun ceremony.
     func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError)
-    /// Begin as one unit: loads the user named `name` with their credentials (no lookup when `name` is nil; nil and
-    /// no credentials when unknown), calls `build` with them, and saves the ceremony `build` returns (nothing when
-    /// nil). `build` must be pure (no I/O, no blocking): an implementation may run it on its own thread while it
-    /// holds a database connection, so a begin is one lease and one trip to that thread. The default
-    /// implementation calls ``user(named:)``, ``credentials(ofUser:)`` and ``saveCeremony(_:)`` in turn.
+    /// Begin as one unit: loads the user `lookup` names with their credentials (no lookup when `lookup` is nil; nil
+    /// and no credentials when unknown), calls `build` with them, and saves the ceremony `build` returns (nothing
+    /// when nil). `build` must be pure (no I/O, no blocking): an implementation may run it on its own thread while
+    /// it holds a database connection, so a begin is one lease and one trip to that thread. The default
+    /// implementation calls ``user(named:)`` or ``user(handle:)``, ``credentials(ofUser:)`` and
+    /// ``saveCeremony(_:)`` in turn.
     func beginCeremony<Outcome: Sendable>(
-        userNamed name: String?,
+        user lookup: UserLookup?,
         build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
     ) async throws(StoreError) -> Outcome
     /// Removes and returns the unexpired ceremony with this challenge and kind (single use; nil if unknown,
@@ -217,17 +247,20 @@ public protocol PasskeyStore: Sendable {
     ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?)
 
     /// Registration finish as one unit: ``takeCeremony(challenge:kind:)`` (registration), then `verify` on what it
-    /// took, then ``register(_:nickname:)`` of the registration `verify` returns (nothing is stored when it returns
-    /// nil; `stored` is then nil). `verify` must be pure, as for ``finishAuthentication(challenge:credentialID:verify:)``.
+    /// took, then ``register(_:nickname:intent:)`` of the registration `verify` returns, with the intent stored with
+    /// the ceremony (nothing is stored when `verify` returns nil; `stored` is then nil). `verify` must be pure, as
+    /// for ``finishAuthentication(challenge:credentialID:verify:)``.
     func finishRegistration<Outcome: Sendable>(
         challenge: [UInt8], nickname: String?,
         verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?)
 
-    /// Stores a verified registration: creates the user if new, inserts the credential. A credential id that is
-    /// already registered throws `duplicateCredential` and changes nothing.
+    /// Stores a verified registration: with `.newUser` creates the user (`userExists` when its name or handle is
+    /// taken), with `.existingUser` adds to the user with the registration's handle (`userUnknown` when there is
+    /// none); then inserts the credential. A credential id that is already registered throws `duplicateCredential`.
+    /// Any error changes nothing.
     func register(
-        _ registration: VerifiedRegistration, nickname: String?
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential)
     /// Applies an assertion's update atomically. When `update.advancesCounter`, it is written only while the stored
     /// counter is still below the new one (or both are zero); otherwise a concurrent finish got there first and
@@ -256,17 +289,23 @@ extension PasskeyStore {
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
         let ceremony = try await takeCeremony(challenge: challenge, kind: .registration)
         let (outcome, registration) = verify(ceremony)
-        guard let registration else { return (outcome, nil) }
-        return (outcome, try await register(registration, nickname: nickname))
+        guard let registration, let ceremony else { return (outcome, nil) }
+        return (outcome, try await register(registration, nickname: nickname, intent: ceremony.intent))
     }
 
     public func beginCeremony<Outcome: Sendable>(
-        userNamed name: String?,
+        user lookup: UserLookup?,
         build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
     ) async throws(StoreError) -> Outcome {
         var user: StoredUser?
         var credentials: [StoredCredential] = []
-        if let name, let found = try await self.user(named: name) {
+        let found: StoredUser?
+        switch lookup {
+        case .name(let name)?: found = try await self.user(named: name)
+        case .handle(let handle)?: found = try await self.user(handle: handle)
+        case nil: found = nil
+        }
+        if let found {
             user = found
             credentials = try await self.credentials(ofUser: found.handle)
         }

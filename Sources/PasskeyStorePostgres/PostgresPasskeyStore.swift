@@ -49,9 +49,13 @@ public final class PostgresPasskeyStore: PasskeyStore {
         if error.sqlState == .uniqueViolation {
             switch error.constraintName {
             case "credentials_pkey": return StoreError(.duplicateCredential, "credential id already registered")
-            case "users_name_key", "users_user_handle_key": return StoreError(.userConflict, "user name taken")
+            case "users_name_key", "users_user_handle_key": return StoreError(.userExists, "user name or handle taken")
             default: break
             }
+        }
+        // The user of an existing-user registration was deleted between the statement's read and its insert.
+        if error.sqlState == .foreignKeyViolation, error.constraintName == "credentials_user_id_fkey" {
+            return StoreError(.userUnknown, "the user was deleted during registration")
         }
         return StoreError(.unavailable, String(reflecting: error))
     }
@@ -91,11 +95,20 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 authenticatorDescription: try result.decode(String?.self, row: row, column: column(19))))
     }
 
-    static func ceremony(from result: PGResult, row: Int, challenge: [UInt8], kind: CeremonyKind) throws -> PendingCeremony? {
+    /// Columns 0-3: user_handle, state, expires_at, fresh; column 4 the registration intent when `hasIntent`.
+    static func ceremony(
+        from result: PGResult, row: Int, challenge: [UInt8], kind: CeremonyKind, hasIntent: Bool = false
+    ) throws -> PendingCeremony? {
         guard try !result.isNull(row: row, column: 1), try result.decode(Bool.self, row: row, column: 3) else { return nil }
+        var intent = RegistrationIntent.existingUser
+        if hasIntent {
+            // Unknown text (a newer instance's intent) refuses like a new user would: it never attaches.
+            intent = RegistrationIntent(rawValue: try result.decode(String.self, row: row, column: 4)) ?? .newUser
+        }
         return PendingCeremony(
             challenge: challenge, kind: kind, userHandle: try result.decode([UInt8]?.self, row: row, column: 0),
-            state: try result.decode([UInt8].self, row: row, column: 1), expiresAt: try result.decode(Date.self, row: row, column: 2))
+            state: try result.decode([UInt8].self, row: row, column: 1), expiresAt: try result.decode(Date.self, row: row, column: 2),
+            intent: intent)
     }
 
     // MARK: users and credentials
@@ -145,8 +158,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     static let saveCeremonyStatement = PGPreparedStatement(
         name: "passkeyd_save_ceremony",
-        sql: "INSERT INTO ceremonies (challenge, kind, user_handle, state, expires_at) VALUES ($1, $2, $3, $4, $5)",
-        parameterTypes: [.bytea, .text, .bytea, .bytea, .timestamptz])
+        sql: "INSERT INTO ceremonies (challenge, kind, user_handle, state, expires_at, intent) VALUES ($1, $2, $3, $4, $5, $6)",
+        parameterTypes: [.bytea, .text, .bytea, .bytea, .timestamptz, .text])
 
     /// Every begin: prepared.
     public func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError) {
@@ -163,17 +176,29 @@ public final class PostgresPasskeyStore: PasskeyStore {
              WHERE u.name = $1 ORDER BY c.created_at, c.id
             """,
         parameterTypes: [.text], isIdempotent: true)
+    /// ``userWithCredentials`` by user handle.
+    static let userWithCredentialsByHandle = PGPreparedStatement(
+        name: "passkeyd_user_with_credentials_by_handle",
+        sql: """
+            SELECT u.user_handle, u.name, u.display_name, u.created_at, \(credentialColumnsForSignIn)
+              FROM users u LEFT JOIN credentials c ON c.user_id = u.id
+             WHERE u.user_handle = $1 ORDER BY c.created_at, c.id
+            """,
+        parameterTypes: [.bytea], isIdempotent: true)
 
     /// Lookup, `build` and insert on one leased connection, in one job on its thread (see the protocol).
     public func beginCeremony<Outcome: Sendable>(
-        userNamed name: String?,
+        user lookup: UserLookup?,
         build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
     ) async throws(StoreError) -> Outcome {
         try await run { connection in
             var user: StoredUser?
             var credentials: [StoredCredential] = []
-            if let name {
-                let result = try connection.executePrepared(Self.userWithCredentials, [name])
+            if let lookup {
+                let result = switch lookup {
+                case .name(let name): try connection.executePrepared(Self.userWithCredentials, [name])
+                case .handle(let handle): try connection.executePrepared(Self.userWithCredentialsByHandle, [handle])
+                }
                 if result.rowCount > 0 {
                     user = try Self.user(from: result, row: 0)
                     credentials = try (0..<result.rowCount).compactMap { try Self.credential(from: result, row: $0, offset: 4) }
@@ -192,20 +217,21 @@ public final class PostgresPasskeyStore: PasskeyStore {
         bindings.append(ceremony.userHandle)
         bindings.append(ceremony.state)
         bindings.append(ceremony.expiresAt)
+        bindings.append(ceremony.intent.rawValue)
         _ = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
     }
 
     /// Deletes the ceremony whatever its age (single use) and returns it only if it has not expired (database clock).
     static let takeCeremonyStatement = PGPreparedStatement(
         name: "passkeyd_take_ceremony",
-        sql: "DELETE FROM ceremonies WHERE challenge = $1 AND kind = $2 RETURNING user_handle, state, expires_at, expires_at > now()",
+        sql: "DELETE FROM ceremonies WHERE challenge = $1 AND kind = $2 RETURNING user_handle, state, expires_at, expires_at > now(), intent",
         parameterTypes: [.bytea, .text])
 
     /// Registration finish: prepared.
     public func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony? {
         try await run { connection in
             let result = try connection.executePrepared(Self.takeCeremonyStatement, [challenge, kind.rawValue])
-            return result.rowCount == 0 ? nil : try Self.ceremony(from: result, row: 0, challenge: challenge, kind: kind)
+            return result.rowCount == 0 ? nil : try Self.ceremony(from: result, row: 0, challenge: challenge, kind: kind, hasIntent: true)
         }
     }
 
@@ -318,24 +344,21 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     // MARK: writes
 
-    /// One statement, one round trip: insert the user if new (`ON CONFLICT (user_handle) DO NOTHING`), take the
-    /// owner (new or existing), insert the credential, return both. A duplicate credential id or a name taken by
-    /// another handle is a unique violation (mapped by ``map(_:)``); nothing is written then.
-    ///
-    /// The statement's snapshot predates a user row committed by a concurrent registration of the same new user
-    /// (the `ON CONFLICT` waits for it, then does nothing, and the `SELECT` cannot see it): then no owner is found,
-    /// nothing is inserted, and the statement runs once more with a fresh snapshot.
+    /// One statement, one round trip. With $21 (a new user): insert the user (a name or handle already taken, also
+    /// by a concurrent sign-up that commits first, is a unique violation: `userExists`), then the credential.
+    /// Without: the owner is the existing user with handle $1 (none: no row, `userUnknown`; deleted after the read:
+    /// a foreign-key violation, `userUnknown`), then the credential. A duplicate credential id is a unique violation
+    /// (mapped by ``map(_:)``). Nothing is written on any error.
     static let registerStatement = PGPreparedStatement(
-        name: "passkeyd_register",
+        name: "passkeyd_register_with_intent",
         sql: """
             WITH new_user AS (
-                INSERT INTO users (user_handle, name, display_name) VALUES ($1, $2, $3)
-                ON CONFLICT (user_handle) DO NOTHING
+                INSERT INTO users (user_handle, name, display_name) SELECT $1, $2, $3 WHERE $21
                 RETURNING id, \(userColumns)
             ), owner AS (
                 SELECT id, \(userColumns) FROM new_user
                 UNION ALL
-                SELECT id, \(userColumns) FROM users WHERE user_handle = $1
+                SELECT id, \(userColumns) FROM users WHERE NOT $21 AND user_handle = $1
             ), inserted AS (
                 INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backup_state,
                     uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname,
@@ -349,13 +372,13 @@ public final class PostgresPasskeyStore: PasskeyStore {
             """,
         parameterTypes: [
             .bytea, .text, .text, .bytea, .bytea, .int4, .int8, .bool, .bool, .bool, .textArray, .uuid, .text, .bytea, .bytea,
-            .text, .text, .text, .text, .text,
+            .text, .text, .text, .text, .text, .bool,
         ])
 
     public func register(
-        _ registration: VerifiedRegistration, nickname: String?
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
-        let parameters = Self.registerParameters(registration, nickname: nickname)
+        let parameters = Self.registerParameters(registration, nickname: nickname, intent: intent)
         return try await run { connection in try Self.register(parameters, on: connection) }
     }
 
@@ -366,14 +389,16 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
         try await run { connection in
             let taken = try connection.executePrepared(Self.takeCeremonyStatement, [challenge, CeremonyKind.registration.rawValue])
-            let ceremony = taken.rowCount == 0 ? nil : try Self.ceremony(from: taken, row: 0, challenge: challenge, kind: .registration)
+            let ceremony = taken.rowCount == 0
+                ? nil : try Self.ceremony(from: taken, row: 0, challenge: challenge, kind: .registration, hasIntent: true)
             let (outcome, registration) = verify(ceremony)
-            guard let registration else { return (outcome, nil) }
-            return (outcome, try Self.register(Self.registerParameters(registration, nickname: nickname), on: connection))
+            guard let registration, let ceremony else { return (outcome, nil) }
+            let parameters = Self.registerParameters(registration, nickname: nickname, intent: ceremony.intent)
+            return (outcome, try Self.register(parameters, on: connection))
         }
     }
 
-    static func registerParameters(_ registration: VerifiedRegistration, nickname: String?) -> PGBindings {
+    static func registerParameters(_ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent) -> PGBindings {
         let entity = registration.user
         let record = registration.credentialRecord
         let verdict = StoredAttestation(registration)
@@ -387,17 +412,16 @@ public final class PostgresPasskeyStore: PasskeyStore {
         bindings.append(verdict.trust)
         bindings.append(verdict.trustAnchor)
         bindings.append(verdict.authenticatorDescription)
+        bindings.append(intent == .newUser)
         return bindings
     }
 
     static func register(_ parameters: PGBindings, on connection: PGConnection) throws -> (user: StoredUser, credential: StoredCredential) {
-        for _ in 0..<2 {
-            let result = try connection.executePrepared(Self.registerStatement, parameters)
-            guard result.rowCount == 1 else { continue }  // a concurrent first registration of this user: again
-            guard let credential = try Self.credential(from: result, row: 0, offset: 4) else { break }
-            return (try Self.user(from: result, row: 0), credential)
+        let result = try connection.executePrepared(Self.registerStatement, parameters)
+        guard result.rowCount == 1, let credential = try Self.credential(from: result, row: 0, offset: 4) else {
+            throw StoreError(.userUnknown, "no user with this handle")
         }
-        throw StoreError(.userConflict, "the user changed during registration")
+        return (try Self.user(from: result, row: 0), credential)
     }
 
     /// One statement, one round trip: with $5 (advancesCounter) the row is written only while its counter is below

@@ -81,7 +81,7 @@ struct AdminAPITests {
         let harness = Harness(adminKeys: [Self.key])
         try await harness.app.test(.router) { client in
             var (_, first) = try await Flow.register(client, name: "dana")
-            let (_, second) = try await Flow.register(client, name: "dana")
+            let (_, second) = try await Flow.register(client, userHandle: first.userHandle)
             let (_, other) = try await Flow.register(client, name: "eve")
             let userID = Base64URL.encode(first.userHandle)
             let firstID = Base64URL.encode(first.id)

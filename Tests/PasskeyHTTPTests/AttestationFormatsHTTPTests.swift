@@ -24,7 +24,7 @@ struct AttestationFormatsHTTPTests {
                 func verdict(_ json: [String: Any]) -> [String: Any]? { (json["credential"] as? [String: Any])?["attestation"] as? [String: Any] }
                 let cases: [(SoftAttestation, String)] = [(.tpm(ca), "attca"), (.androidKey(ca), "basic"), (.apple(ca), "anonca")]
                 for (attestation, type) in cases {
-                    let (reply, credential) = try await Flow.register(client, name: "fiona") { $0.attestation = attestation }
+                    let (reply, credential) = try await Flow.register(client, name: "fiona-\(type)") { $0.attestation = attestation }
                     #expect(reply.status == 201, "\(type): \(reply.status)")
                     let returned = try #require(verdict(reply.json))
                     #expect(returned["type"] as? String == type && returned["trust"] as? String == "trusted")

@@ -36,7 +36,7 @@ struct ConformanceHarness {
     let store: InMemoryPasskeyStore
     /// "METHOD /path" of every route.
     let routes: Set<String>
-    let app: Application<RouterResponder<BasicRequestContext>>
+    let app: Application<RouterResponder<PasskeyRequestContext>>
 
     /// The relying party a conformance run uses (README "FIDO conformance").
     static func conformanceRelyingParty() -> RelyingParty {

@@ -27,7 +27,7 @@ struct DemoRoutesTests {
         var setCookie: String? { headers[values: .setCookie].first }
     }
 
-    static func app(demo: Bool, clock: TestClock = TestClock()) -> (Application<RouterResponder<BasicRequestContext>>, InMemoryPasskeyStore) {
+    static func app(demo: Bool, clock: TestClock = TestClock()) -> (Application<RouterResponder<PasskeyRequestContext>>, InMemoryPasskeyStore) {
         let store = InMemoryPasskeyStore(now: { clock.now })
         let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
         let service = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
@@ -90,10 +90,17 @@ struct DemoRoutesTests {
             #expect(session.status == 200 && (session.json["user"] as? [String: Any])?["name"] as? String == "alice")
             #expect((session.json["credentials"] as? [Any])?.count == 1)
 
-            // The name is taken: adding a passkey needs alice's session.
-            let taken = try await client.send("/demo/api/registration/begin", method: .post, body: #"{"user":{"name":"alice"}}"#)
-            #expect(taken.status == 401 && taken.errorCode == "unauthorized")
-            let (second, _) = try await client.register("alice", cookie: aliceCookie)
+            // The name is taken: a sign-up with it is refused, also with alice's session; adding a passkey names
+            // the user by id and needs that user's session.
+            for cookie in [nil, aliceCookie] {
+                let taken = try await client.send("/demo/api/registration/begin", method: .post, body: #"{"user":{"name":"alice"}}"#, cookie: cookie)
+                #expect(taken.status == 409 && taken.errorCode == "user_exists")
+            }
+            let aliceID = try #require((created.json["user"] as? [String: Any])?["id"] as? String)
+            let byID = "{\"user\":{\"id\":\"\(aliceID)\"}}"
+            let anonymous = try await client.send("/demo/api/registration/begin", method: .post, body: byID)
+            #expect(anonymous.status == 401 && anonymous.errorCode == "unauthorized")
+            let (second, _) = try await client.register(user: byID, cookie: aliceCookie)
             #expect(second.status == 201 && second.sessionCookie != nil)
             session = try await client.send("/demo/api/session", cookie: aliceCookie)
             #expect((session.json["credentials"] as? [Any])?.count == 2)
@@ -109,6 +116,9 @@ struct DemoRoutesTests {
             // Another user cannot delete alice's passkey; alice can, once.
             let (mallory, _) = try await client.register("mallory")
             let malloryCookie = try #require(mallory.sessionCookie)
+            // mallory's session does not add a passkey to alice's account.
+            let intruder = try await client.send("/demo/api/registration/begin", method: .post, body: byID, cookie: malloryCookie)
+            #expect(intruder.status == 401)
             let id = Base64URL.encode(alice.id)
             #expect(try await client.send("/demo/api/credentials/\(id)", method: .delete, cookie: malloryCookie).errorCode == "credential_unknown")
             #expect(try await client.send("/demo/api/credentials/\(id)", method: .delete).status == 401)
@@ -152,9 +162,14 @@ extension TestClientProtocol {
         }
     }
 
-    /// Registers `name` through the demo routes with a software passkey.
+    /// Registers a new user `name` through the demo routes with a software passkey.
     fileprivate func register(_ name: String, cookie: String? = nil) async throws -> (DemoRoutesTests.Exchange, SoftCredential) {
-        let begin = try await send("/demo/api/registration/begin", method: .post, body: "{\"user\":{\"name\":\"\(name)\"}}", cookie: cookie)
+        try await register(user: "{\"user\":{\"name\":\"\(name)\"}}", cookie: cookie)
+    }
+
+    /// Registers with the begin body `user` through the demo routes with a software passkey.
+    fileprivate func register(user: String, cookie: String? = nil) async throws -> (DemoRoutesTests.Exchange, SoftCredential) {
+        let begin = try await send("/demo/api/registration/begin", method: .post, body: user, cookie: cookie)
         #expect(begin.status == 200)
         let options = try JSONDecoder().decode(PublicKeyWrapper<CreationOptionsJSON>.self, from: Data(begin.body)).publicKey
         let (response, credential) = try SoftAuthenticator.register(options: options, knobs: RegistrationKnobs(origin: Harness.origin))

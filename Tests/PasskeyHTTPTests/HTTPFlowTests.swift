@@ -24,7 +24,7 @@ struct Harness {
     static let origin = "https://http.passkeyd.test"
     let clock = TestClock()
     let store: InMemoryPasskeyStore
-    let app: Application<RouterResponder<BasicRequestContext>>
+    let app: Application<RouterResponder<PasskeyRequestContext>>
 
     init(apiKeys: [String] = [], adminKeys: [String] = []) {
         let clock = self.clock
@@ -63,7 +63,12 @@ extension TestClientProtocol {
 }
 
 struct BeginRegistration: Encodable {
-    struct User: Encodable { let name: String; let displayName: String }
+    /// `name` (+ `displayName`) for a new user, `id` for an existing one.
+    struct User: Encodable {
+        var name: String?
+        var displayName: String?
+        var id: String?
+    }
     let user: User
 }
 
@@ -82,16 +87,40 @@ struct FinishAuthentication: Encodable { var credential: AuthenticationResponseJ
 struct PublicKeyWrapper<T: Decodable>: Decodable { let publicKey: T }
 
 enum Flow {
+    /// Begins the sign-up of a new user `name`.
     static func beginRegistration(_ client: some TestClientProtocol, name: String) async throws -> CreationOptionsJSON {
-        let reply = try await client.post("/v1/registration/begin", json: BeginRegistration(user: .init(name: name, displayName: name.capitalized)))
-        #expect(reply.status == 200)
+        try await beginRegistration(client, user: .init(name: name, displayName: name.capitalized))
+    }
+
+    /// Begins adding a passkey to the existing user with this user handle.
+    static func beginRegistration(_ client: some TestClientProtocol, userHandle: [UInt8]) async throws -> CreationOptionsJSON {
+        try await beginRegistration(client, user: .init(id: Base64URL.encode(userHandle)))
+    }
+
+    static func beginRegistration(_ client: some TestClientProtocol, user: BeginRegistration.User) async throws -> CreationOptionsJSON {
+        let reply = try await client.post("/v1/registration/begin", json: BeginRegistration(user: user))
+        #expect(reply.status == 200, "\(reply.status) \(reply.errorCode ?? "-")")
         return try JSONDecoder().decode(PublicKeyWrapper<CreationOptionsJSON>.self, from: Data(reply.body)).publicKey
     }
 
+    /// Signs up a new user `name` with one passkey.
     static func register(
         _ client: some TestClientProtocol, name: String, configure: (inout RegistrationKnobs) -> Void = { _ in }
     ) async throws -> (reply: Reply, credential: SoftCredential) {
-        let options = try await beginRegistration(client, name: name)
+        try await register(client, user: .init(name: name, displayName: name.capitalized), configure: configure)
+    }
+
+    /// Adds a passkey to the existing user with this handle.
+    static func register(
+        _ client: some TestClientProtocol, userHandle: [UInt8], configure: (inout RegistrationKnobs) -> Void = { _ in }
+    ) async throws -> (reply: Reply, credential: SoftCredential) {
+        try await register(client, user: .init(id: Base64URL.encode(userHandle)), configure: configure)
+    }
+
+    static func register(
+        _ client: some TestClientProtocol, user: BeginRegistration.User, configure: (inout RegistrationKnobs) -> Void
+    ) async throws -> (reply: Reply, credential: SoftCredential) {
+        let options = try await beginRegistration(client, user: user)
         var knobs = RegistrationKnobs(origin: Harness.origin)
         configure(&knobs)
         let (response, credential) = try SoftAuthenticator.register(options: options, knobs: knobs)
@@ -135,7 +164,7 @@ struct HTTPFlowTests {
             let discoverable = try await Flow.assertion(client, name: nil, credential: &credential)
             #expect(try await client.post("/v1/authentication/finish", json: discoverable).status == 200)
 
-            let again = try await Flow.beginRegistration(client, name: "alice")
+            let again = try await Flow.beginRegistration(client, userHandle: credential.userHandle)
             #expect(again.excludeCredentials.map(\.id) == [Base64URL.encode(credential.id)])
             #expect(again.user.id == Base64URL.encode(credential.userHandle), "a known user keeps their handle")
         }

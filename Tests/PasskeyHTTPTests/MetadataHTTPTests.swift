@@ -45,13 +45,13 @@ struct MetadataHTTPTests {
 
             // A newer BLOB reports the model revoked: swapped in while the service runs.
             service.replaceMetadata(try MetadataBLOB.verify(mds.blob(entries: [revokedEntry], number: 2), root: mds.trustAnchors, time: now))
-            let (second, _) = try await Flow.register(client, name: "mia") { $0.attestation = .packedFull(ca) }
+            let (second, _) = try await Flow.register(client, userHandle: credential.userHandle) { $0.attestation = .packedFull(ca) }
             #expect(second.status == 422 && second.errorCode == "authenticator_status_refused")
             #expect(try await store.credentials(ofUser: try #require(try await store.user(named: "mia")).handle).count == 1)
 
             // Without metadata the same chain reaches no root: refused under trusted-required.
             service.replaceMetadata(nil)
-            let (third, _) = try await Flow.register(client, name: "mia") { $0.attestation = .packedFull(ca) }
+            let (third, _) = try await Flow.register(client, userHandle: credential.userHandle) { $0.attestation = .packedFull(ca) }
             #expect(third.status == 422 && third.errorCode == "attestation_untrusted")
             let unloaded = try await adminVerdict()
             #expect(unloaded?["authenticatorIcon"] is NSNull, "no metadata, no icon")

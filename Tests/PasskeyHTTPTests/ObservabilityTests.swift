@@ -69,7 +69,7 @@ struct DownStore: PasskeyStore {
     func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony? { throw error }
     func takeAuthentication(challenge: [UInt8], credentialID: [UInt8]) async throws(StoreError) -> AuthenticationLookup { throw error }
     func register(
-        _ registration: VerifiedRegistration, nickname: String?
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) { throw error }
     func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult { throw error }
     func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser] { throw error }
@@ -87,7 +87,7 @@ struct ObservedHarness {
     static let apiKey = "obs-api-key-0f3c9a7e5d1b2468"
     let logs = LogCapture()
     let registry = PrometheusCollectorRegistry()
-    let app: Application<RouterResponder<BasicRequestContext>>
+    let app: Application<RouterResponder<PasskeyRequestContext>>
 
     init(store: (any PasskeyStore)? = nil, metrics: Bool = true) {
         let rp = RelyingParty(id: "obs.passkeyd.test", name: "passkeyd", allowedOrigins: [Self.origin])

@@ -285,9 +285,9 @@ struct SchemaValidator {
 struct RouteRecorder: HTTPResponder {
     /// The header carrying "METHOD /template" (spelled inline: HTTPField.Name is not re-exported by Hummingbird).
     static let headerName = "x-test-matched-route"
-    let router: RouterResponder<BasicRequestContext>
+    let router: RouterResponder<PasskeyRequestContext>
 
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    func respond(to request: Request, context: PasskeyRequestContext) async throws -> Response {
         var response: Response
         do {
             response = try await router.respond(to: request, context: context)
@@ -317,7 +317,7 @@ struct OpenAPIHarness {
     static let apiKey = "api-key-1"
     static let adminKey = "admin-key-1"
 
-    let router: Router<BasicRequestContext>
+    let router: Router<PasskeyRequestContext>
     let app: Application<RouteRecorder>
     let store: InMemoryPasskeyStore
 
@@ -581,7 +581,7 @@ struct OpenAPITests {
         for pair in ["400 malformed_json", "401 unauthorized", "413 body_too_large", "404 user_unknown",
             "400 invalid_parameter", "500 internal_error", "400 challenge_unknown_or_expired", "404 credential_unknown",
             "400 malformed_response", "410 challenge_expired", "422 signature_invalid", "422 attestation_untrusted",
-            "400 invalid_user_entity", "409 credential_already_registered", "409 user_conflict", "503 storage_unavailable"]
+            "400 invalid_user_entity", "409 credential_already_registered", "409 user_exists", "503 storage_unavailable"]
         {
             #expect(producible.contains(pair), "the source scan missed \(pair)")
         }

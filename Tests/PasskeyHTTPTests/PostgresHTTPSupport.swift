@@ -156,7 +156,7 @@ struct PostgresHTTPInstance: Sendable {
     let pool: PGPool
     let store: PostgresPasskeyStore
     let clock: RealTimeClock
-    let app: Application<RouterResponder<BasicRequestContext>>
+    let app: Application<RouterResponder<PasskeyRequestContext>>
 
     init(
         url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),

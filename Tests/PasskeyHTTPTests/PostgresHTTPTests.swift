@@ -46,18 +46,18 @@ struct PostgresHTTPTests {
                 #expect((discovered.json["user"] as? [String: Any])?["name"] as? String == "alice")
                 #expect(try await schema.signCount(credential.id) == 2)
 
-                let again = try await Flow.beginRegistration(client, name: "alice")
+                let again = try await Flow.beginRegistration(client, userHandle: credential.userHandle)
                 #expect(again.excludeCredentials.map(\.id) == [Base64URL.encode(credential.id)])
                 #expect(again.user.id == Base64URL.encode(credential.userHandle), "a known user keeps their handle")
 
                 // A second credential for the same user: one user row, two credential rows, both hers.
-                let (second, secondCredential) = try await Flow.register(client, name: "alice")
+                let (second, secondCredential) = try await Flow.register(client, userHandle: credential.userHandle)
                 #expect(second.status == 201)
                 #expect(secondCredential.userHandle == credential.userHandle)
                 #expect(try await schema.count("users") == 1)
                 #expect(try await schema.count("credentials") == 2)
                 #expect(try await schema.credential(secondCredential.id)?.userName == "alice")
-                let third = try await Flow.beginRegistration(client, name: "alice")
+                let third = try await Flow.beginRegistration(client, userHandle: credential.userHandle)
                 #expect(Set(third.excludeCredentials.map(\.id)) == [Base64URL.encode(credential.id), Base64URL.encode(secondCredential.id)])
                 // Finished ceremonies are deleted; the two abandoned begins remain until they expire.
                 #expect(try await schema.count("ceremonies") == 2)
@@ -80,7 +80,7 @@ struct PostgresHTTPTests {
                 let (second, _) = try await Flow.register(client, name: "frank") { $0.credentialID = id }
                 #expect(second.status == 409 && second.errorCode == "credential_already_registered")
                 // The same user registering the id again (a client ignoring excludeCredentials).
-                let (third, _) = try await Flow.register(client, name: "erin") { $0.credentialID = id }
+                let (third, _) = try await Flow.register(client, userHandle: erin.userHandle) { $0.credentialID = id }
                 #expect(third.status == 409 && third.errorCode == "credential_already_registered")
 
                 #expect(try await schema.snapshot() == before, "users and credentials are exactly as before")
@@ -88,6 +88,81 @@ struct PostgresHTTPTests {
                 #expect(try await schema.count("credentials") == 1)
                 let row = try #require(try await schema.credential(id))
                 #expect(row.userName == "erin" && row.userHandle == erin.userHandle, "the id still belongs to its first owner")
+            }
+        }
+    }
+
+    // MARK: 2b. registration intent: a name signs up, an id adds
+
+    @Test("a taken name is 409 user_exists and changes nothing; an id adds to that user only; an unknown id is 404")
+    func registrationIntent() async throws {
+        try await withPostgresHTTP { schema, instance in
+            try await instance.app.test(.router) { client in
+                let (created, alice) = try await Flow.register(client, name: "alice")
+                #expect(created.status == 201)
+                let before = try await schema.snapshot()
+                let ceremoniesBefore = try await schema.count("ceremonies")
+
+                // A sign-up form forwarding "alice" again gets no handle, no excluded ids, no ceremony.
+                let taken = try await client.post("/v1/registration/begin", json: BeginRegistration(user: .init(name: "alice", displayName: "Mallory")))
+                #expect(taken.status == 409 && taken.errorCode == "user_exists")
+                #expect(!String(decoding: taken.body, as: UTF8.self).contains(Base64URL.encode(alice.userHandle)))
+                #expect(try await schema.snapshot() == before)
+                #expect(try await schema.count("ceremonies") == ceremoniesBefore)
+
+                // Ambiguous or malformed user objects are 400; an unknown id is 404; none of them saves a ceremony.
+                for body in [#"{"user":{"name":"x","id":"AAAA"}}"#, #"{"user":{}}"#, #"{"user":{"id":"***"}}"#, #"{"user":{"id":""}}"#,
+                             #"{"user":{"id":"AAAA","displayName":"x"}}"#, #"{"user":"alice"}"#, #"{}"#] {
+                    let reply = try await client.post("/v1/registration/begin", Array(body.utf8))
+                    #expect(reply.status == 400 && reply.errorCode == "malformed_json", "\(body): \(reply.status)")
+                }
+                let unknown = try await client.post("/v1/registration/begin", json: BeginRegistration(user: .init(id: Base64URL.encode(randomBytes(32)))))
+                #expect(unknown.status == 404 && unknown.errorCode == "user_unknown")
+                #expect(try await schema.count("ceremonies") == ceremoniesBefore)
+
+                // By id: alice's handle, her credential excluded; the finish adds to her.
+                let (added, second) = try await Flow.register(client, userHandle: alice.userHandle)
+                #expect(added.status == 201 && second.userHandle == alice.userHandle)
+                #expect(try await schema.count("users") == 1)
+                #expect(try await schema.count("credentials") == 2)
+
+                // Begun for alice by id, alice deleted before the finish: 404, no user re-created, nothing stored.
+                let options = try await Flow.beginRegistration(client, userHandle: alice.userHandle)
+                _ = try await schema.query(PGQuery(unsafeSQL: "DELETE FROM users WHERE name = 'alice'"))
+                let (response, _) = try SoftAuthenticator.register(options: options, knobs: RegistrationKnobs(origin: Harness.origin))
+                let late = try await client.post("/v1/registration/finish", json: FinishRegistration(credential: response, nickname: nil))
+                #expect(late.status == 404 && late.errorCode == "user_unknown")
+                #expect(try await schema.count("users") == 0)
+                #expect(try await schema.count("credentials") == 0)
+            }
+        }
+    }
+
+    @Test("two sign-ups of one new name, begun and finished concurrently: exactly one user, the other 409 user_exists")
+    func signUpRace() async throws {
+        try await withPostgresHTTP(poolSize: 8) { schema, instance in
+            try await instance.app.test(.router) { client in
+                for round in 0..<5 {
+                    let name = "race-\(round)"
+                    // Both begins succeed: the name is free at begin time.
+                    var options: [CreationOptionsJSON] = []
+                    for _ in 0..<4 { options.append(try await Flow.beginRegistration(client, name: name)) }
+                    #expect(Set(options.map(\.user.id)).count == 4, "each sign-up gets its own handle")
+                    let bodies = try options.map { option in
+                        FinishRegistration(
+                            credential: try SoftAuthenticator.register(options: option, knobs: RegistrationKnobs(origin: Harness.origin)).response,
+                            nickname: nil)
+                    }
+                    let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                        for body in bodies { group.addTask { try await client.post("/v1/registration/finish", json: body) } }
+                        return try await group.reduce(into: [Reply]()) { $0.append($1) }
+                    }
+                    #expect(replies.filter { $0.status == 201 }.count == 1, "\(replies.map(\.status))")
+                    #expect(replies.filter { $0.status == 409 && $0.errorCode == "user_exists" }.count == 3)
+                    #expect(try await schema.count("users", where: "name = '\(name)'") == 1)
+                    #expect(try await schema.count("credentials c JOIN users u ON u.id = c.user_id", where: "u.name = '\(name)'") == 1)
+                }
+                #expect(try await schema.count("credentials") == 5)
             }
         }
     }
@@ -274,7 +349,7 @@ struct PostgresHTTPTests {
                         #expect(try await schema.signCount(credential.id) == 2)
 
                         // Registration seen by both: A excludes the credential B stored.
-                        let again = try await Flow.beginRegistration(clientA, name: "hana")
+                        let again = try await Flow.beginRegistration(clientA, userHandle: credential.userHandle)
                         #expect(again.excludeCredentials.map(\.id) == [Base64URL.encode(credential.id)])
                         response = try SoftAuthenticator.register(options: again, knobs: RegistrationKnobs(origin: Harness.origin)).response
                         #expect(try await clientB.post("/v1/registration/finish", json: FinishRegistration(credential: response, nickname: nil)).status == 201)
@@ -453,7 +528,7 @@ struct PostgresHTTPTests {
                 let auth = PostgresHTTP.adminAuth
                 var (registered, laptop) = try await Flow.register(client, name: "alice")
                 #expect(registered.status == 201)
-                let (_, phone) = try await Flow.register(client, name: "alice")
+                let (_, phone) = try await Flow.register(client, userHandle: laptop.userHandle)
                 for name in ["alicia", "bob", "malice"] { #expect(try await Flow.register(client, name: name).reply.status == 201) }
                 let signIn = try await Flow.assertion(client, name: "alice", credential: &laptop)
                 #expect(try await client.post("/v1/authentication/finish", json: signIn).status == 200)
@@ -548,11 +623,11 @@ struct PostgresHTTPTests {
                 #expect(returned["trustAnchor"] as? String == "verdict test root")
                 #expect(returned["authenticatorDescription"] is NSNull)
 
-                let (selfAttested, selfCredential) = try await Flow.register(client, name: "tina") { $0.attestation = .packedSelf }
+                let (selfAttested, selfCredential) = try await Flow.register(client, userHandle: trustedCredential.userHandle) { $0.attestation = .packedSelf }
                 #expect(verdict(selfAttested.json)?["trust"] as? String == "self")
-                let (other, otherCredential) = try await Flow.register(client, name: "tina") { $0.attestation = .packedFull(try! TestAttestationCA(name: "unknown root")) }
+                let (other, otherCredential) = try await Flow.register(client, userHandle: trustedCredential.userHandle) { $0.attestation = .packedFull(try! TestAttestationCA(name: "unknown root")) }
                 #expect(verdict(other.json)?["trust"] as? String == "untrusted" && verdict(other.json)?["trustAnchor"] is NSNull)
-                let (none, noneCredential) = try await Flow.register(client, name: "tina")
+                let (none, noneCredential) = try await Flow.register(client, userHandle: trustedCredential.userHandle)
                 #expect(verdict(none.json)?["type"] as? String == "none" && verdict(none.json)?["trust"] as? String == "none")
 
                 // Read back from the database through the admin API.

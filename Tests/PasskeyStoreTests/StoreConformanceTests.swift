@@ -88,14 +88,14 @@ struct StoreConformanceTests {
     func registerCreatesUserAndCredential(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let first = try Registrations.make(handle: Registrations.handle(1), name: "alice")
-        let (user, credential) = try await store.register(first, nickname: "laptop")
+        let (user, credential) = try await store.register(first, nickname: "laptop", intent: .newUser)
         #expect(user.name == "alice" && user.handle == Registrations.handle(1))
         #expect(credential.nickname == "laptop" && credential.id == first.credentialID && credential.lastUsedAt == nil)
         #expect(try await store.user(named: "alice") == user)
         #expect(try await store.user(handle: user.handle) == user)
         // A second credential for the same user.
         let second = try Registrations.make(handle: Registrations.handle(1), name: "alice")
-        _ = try await store.register(second, nickname: nil)
+        _ = try await store.register(second, nickname: nil, intent: .existingUser)
         #expect(try await store.credentials(ofUser: user.handle).map(\.id).sorted { $0.lexicographicallyPrecedes($1) }
             == [first.credentialID, second.credentialID].sorted { $0.lexicographicallyPrecedes($1) })
         let loaded = try await store.credential(id: first.credentialID)
@@ -109,36 +109,86 @@ struct StoreConformanceTests {
     func duplicateCredentialChangesNothing(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let registration = try Registrations.make(handle: Registrations.handle(2), name: "bob")
-        _ = try await store.register(registration, nickname: "one")
-        await #expect(throws: StoreError(.duplicateCredential)) { try await store.register(registration, nickname: "two") }
+        _ = try await store.register(registration, nickname: "one", intent: .newUser)
+        await #expect(throws: StoreError(.duplicateCredential)) { try await store.register(registration, nickname: "two", intent: .existingUser) }
         #expect(try await store.credential(id: registration.credentialID)?.nickname == "one")
         #expect(try await store.credentials(ofUser: Registrations.handle(2)).count == 1)
     }
 
     @Test(arguments: StoreUnderTest.all)
-    func sameNameOtherHandleConflicts(_ subject: StoreUnderTest) async throws {
+    func aNewUserNeverTakesATakenNameOrHandle(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
-        _ = try await store.register(try Registrations.make(handle: Registrations.handle(3), name: "carol"), nickname: nil)
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(3), name: "carol"), nickname: nil, intent: .newUser)
+        // Another handle with carol's name, and carol's own handle as a "new" user: both refused, nothing written.
         let rival = try Registrations.make(handle: Registrations.handle(4), name: "carol")
-        await #expect(throws: StoreError(.userConflict)) { try await store.register(rival, nickname: nil) }
+        await #expect(throws: StoreError(.userExists)) { try await store.register(rival, nickname: nil, intent: .newUser) }
         #expect(try await store.credential(id: rival.credentialID) == nil)
         #expect(try await store.user(handle: Registrations.handle(4)) == nil)
+        let sameHandle = try Registrations.make(handle: Registrations.handle(3), name: "carol2")
+        await #expect(throws: StoreError(.userExists)) { try await store.register(sameHandle, nickname: nil, intent: .newUser) }
+        #expect(try await store.credential(id: sameHandle.credentialID) == nil)
+        #expect(try await store.credentials(ofUser: Registrations.handle(3)).count == 1)
+        #expect(try await store.user(named: "carol2") == nil)
     }
 
     @Test(arguments: StoreUnderTest.all)
-    func concurrentFirstRegistrationsOfOneUserAllLand(_ subject: StoreUnderTest) async throws {
+    func anExistingUserMustExist(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
-        // Eight credentials of one new user, registered at once: one user row, eight credentials, no error.
-        let registrations = try (0..<8).map { _ in try Registrations.make(handle: Registrations.handle(11), name: "gina") }
+        let orphan = try Registrations.make(handle: Registrations.handle(5), name: "ghost")
+        await #expect(throws: StoreError(.userUnknown)) { try await store.register(orphan, nickname: nil, intent: .existingUser) }
+        #expect(try await store.user(handle: Registrations.handle(5)) == nil, "an existing-user registration never creates")
+        #expect(try await store.credential(id: orphan.credentialID) == nil)
+        // Deleted between begin and finish: the same.
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(7), name: "ivy"), nickname: nil, intent: .newUser)
+        _ = try await store.deleteUser(handle: Registrations.handle(7))
+        let late = try Registrations.make(handle: Registrations.handle(7), name: "ivy")
+        await #expect(throws: StoreError(.userUnknown)) { try await store.register(late, nickname: nil, intent: .existingUser) }
+        #expect(try await store.user(handle: Registrations.handle(7)) == nil)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func concurrentSignUpsOfOneNameMakeExactlyOneUser(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        // Eight sign-ups of one new name (eight begins, each with its own random handle), finished at once:
+        // exactly one user, with exactly one credential; the other seven are user_exists and wrote nothing.
+        let registrations = try (0..<8).map { index in try Registrations.make(handle: Registrations.handle(UInt8(40 + index)), name: "gina") }
+        let outcomes = try await withThrowingTaskGroup(of: StoreError?.self) { group in
+            for registration in registrations {
+                group.addTask {
+                    do throws(StoreError) {
+                        _ = try await store.register(registration, nickname: nil, intent: .newUser)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            return try await group.reduce(into: [StoreError?]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == nil }.count == 1)
+        #expect(outcomes.compactMap { $0 }.allSatisfy { $0 == StoreError(.userExists) })
+        let user = try #require(try await store.user(named: "gina"))
+        #expect(try await store.credentials(ofUser: user.handle).count == 1)
+        let created = registrations.filter { $0.user.id == user.handle }
+        #expect(created.count == 1)
+        for registration in registrations where registration.user.id != user.handle {
+            #expect(try await store.user(handle: registration.user.id) == nil)
+            #expect(try await store.credential(id: registration.credentialID) == nil)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func concurrentAdditionsToOneUserAllLand(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(11), name: "hugo"), nickname: nil, intent: .newUser)
+        let registrations = try (0..<8).map { _ in try Registrations.make(handle: Registrations.handle(11), name: "hugo") }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for registration in registrations {
-                group.addTask { _ = try await store.register(registration, nickname: nil) }
+                group.addTask { _ = try await store.register(registration, nickname: nil, intent: .existingUser) }
             }
             try await group.waitForAll()
         }
-        let user = try #require(try await store.user(named: "gina"))
-        #expect(user.handle == Registrations.handle(11))
-        #expect(try await store.credentials(ofUser: user.handle).count == 8)
+        #expect(try await store.credentials(ofUser: Registrations.handle(11)).count == 9)
     }
 
     @Test(arguments: StoreUnderTest.all)
@@ -183,7 +233,7 @@ struct StoreConformanceTests {
     func takeAuthenticationConsumesEvenForUnknownCredentials(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let registration = try Registrations.make(handle: Registrations.handle(6), name: "dave")
-        _ = try await store.register(registration, nickname: nil)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser)
         let challenge = Array(repeating: UInt8(6), count: 32)
         try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [3], expiresAt: Date().addingTimeInterval(300)))
         let unknown = try await store.takeAuthentication(challenge: challenge, credentialID: [1, 2, 3])
@@ -197,7 +247,7 @@ struct StoreConformanceTests {
     func updatesNeverMoveTheCounterBackwards(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(8), name: "erin", signCount: 10)
-        _ = try await store.register(registration, nickname: nil)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser)
         let record = registration.credentialRecord
         // Three assertions verified against the same stored counter (10), applied out of order.
         let eleven = try Registrations.update(&authenticator, record: record, increment: 1, backedUp: false)
@@ -230,28 +280,28 @@ struct StoreConformanceTests {
         let store = try await subject.make()
         let first = try Registrations.make(handle: Registrations.handle(13), name: "hana")
         let second = try Registrations.make(handle: Registrations.handle(13), name: "hana")
-        _ = try await store.register(first, nickname: nil)
-        _ = try await store.register(second, nickname: nil)
+        _ = try await store.register(first, nickname: nil, intent: .newUser)
+        _ = try await store.register(second, nickname: nil, intent: .existingUser)
         let expiry = Date().addingTimeInterval(300)
         @Sendable func ceremony(_ byte: UInt8) -> PendingCeremony {
             PendingCeremony(challenge: Array(repeating: byte, count: 32), kind: .authentication, userHandle: nil, state: [byte], expiresAt: expiry)
         }
 
-        let known = try await store.beginCeremony(userNamed: "hana") { user, credentials in
+        let known = try await store.beginCeremony(user: .name("hana")) { user, credentials in
             (outcome: (user, credentials.map(\.id)), ceremony: ceremony(20))
         }
         #expect(known.0?.handle == Registrations.handle(13) && known.0?.name == "hana")
         #expect(Set(known.1) == Set([first.credentialID, second.credentialID]) && known.1.count == 2)
         #expect(try await store.takeCeremony(challenge: ceremony(20).challenge, kind: .authentication)?.state == [20], "saved")
 
-        let unknown = try await store.beginCeremony(userNamed: "nobody") { user, credentials in
+        let unknown = try await store.beginCeremony(user: .name("nobody")) { user, credentials in
             (outcome: user == nil && credentials.isEmpty, ceremony: ceremony(21))
         }
-        let anonymous = try await store.beginCeremony(userNamed: nil) { user, credentials in
+        let anonymous = try await store.beginCeremony(user: nil) { user, credentials in
             (outcome: user == nil && credentials.isEmpty, ceremony: ceremony(22))
         }
         #expect(unknown && anonymous)
-        let notBuilt = try await store.beginCeremony(userNamed: "hana") { _, _ in (outcome: 1, ceremony: nil) }
+        let notBuilt = try await store.beginCeremony(user: .name("hana")) { _, _ in (outcome: 1, ceremony: nil) }
         #expect(notBuilt == 1)
         #expect(try await store.takeCeremony(challenge: ceremony(21).challenge, kind: .authentication) != nil)
         #expect(try await store.takeCeremony(challenge: ceremony(22).challenge, kind: .authentication) != nil)
@@ -259,10 +309,15 @@ struct StoreConformanceTests {
         // A user whose credentials were all deleted is still found, with none.
         _ = try await store.deleteCredential(id: first.credentialID)
         _ = try await store.deleteCredential(id: second.credentialID)
-        let bare = try await store.beginCeremony(userNamed: "hana") { user, credentials in
+        let bare = try await store.beginCeremony(user: .name("hana")) { user, credentials in
             (outcome: (user?.name, credentials.count), ceremony: nil)
         }
         #expect(bare.0 == "hana" && bare.1 == 0)
+        // By handle: the same user; an unknown handle finds nobody.
+        let byHandle = try await store.beginCeremony(user: .handle(Registrations.handle(13))) { user, _ in (outcome: user?.name, ceremony: nil) }
+        #expect(byHandle == "hana")
+        let noHandle = try await store.beginCeremony(user: .handle(Registrations.handle(99))) { user, _ in (outcome: user == nil, ceremony: nil) }
+        #expect(noHandle)
     }
 
     @Test(arguments: StoreUnderTest.all)
@@ -271,7 +326,8 @@ struct StoreConformanceTests {
         let registration = try Registrations.make(handle: Registrations.handle(14), name: "ivan")
         let challenge = Array(repeating: UInt8(30), count: 32)
         let expiry = Date().addingTimeInterval(300)
-        try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .registration, userHandle: Registrations.handle(14), state: [30], expiresAt: expiry))
+        try await store.saveCeremony(PendingCeremony(
+            challenge: challenge, kind: .registration, userHandle: Registrations.handle(14), state: [30], expiresAt: expiry, intent: .newUser))
 
         let first = try await store.finishRegistration(challenge: challenge, nickname: "key") { ceremony in
             (outcome: ceremony?.state, registration: registration)
@@ -307,10 +363,35 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func theIntentSavedAtBeginDecidesTheFinish(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let expiry = Date().addingTimeInterval(300)
+        for intent in [RegistrationIntent.newUser, .existingUser] {
+            let challenge = Array(repeating: intent == .newUser ? UInt8(50) : 51, count: 32)
+            try await store.saveCeremony(PendingCeremony(
+                challenge: challenge, kind: .registration, userHandle: Registrations.handle(16), state: [1], expiresAt: expiry, intent: intent))
+            #expect(try await store.takeCeremony(challenge: challenge, kind: .registration)?.intent == intent, "kept with the ceremony")
+        }
+        // An existing-user ceremony for a handle nobody has: refused, no user created; a new-user one creates.
+        let kim = try Registrations.make(handle: Registrations.handle(16), name: "kim")
+        for (byte, intent) in [(UInt8(52), RegistrationIntent.existingUser), (53, .newUser)] {
+            try await store.saveCeremony(PendingCeremony(
+                challenge: Array(repeating: byte, count: 32), kind: .registration, userHandle: Registrations.handle(16), state: [byte],
+                expiresAt: expiry, intent: intent))
+        }
+        await #expect(throws: StoreError(.userUnknown)) {
+            _ = try await store.finishRegistration(challenge: Array(repeating: 52, count: 32), nickname: nil) { _ in (outcome: 0, registration: kim) }
+        }
+        #expect(try await store.user(handle: Registrations.handle(16)) == nil)
+        let created = try await store.finishRegistration(challenge: Array(repeating: 53, count: 32), nickname: nil) { _ in (outcome: 0, registration: kim) }
+        #expect(created.stored?.user.name == "kim")
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func finishAuthenticationTakesVerifiesAndAppliesInOneCall(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(10), name: "gus", signCount: 5)
-        _ = try await store.register(registration, nickname: nil)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser)
         let record = registration.credentialRecord
         let raise = try Registrations.update(&authenticator, record: record, increment: 3, backedUp: true)
         let expiry = Date().addingTimeInterval(300)
@@ -363,7 +444,7 @@ struct StoreConformanceTests {
     func zeroCountersAlwaysApply(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(9), name: "fay", signCount: 0)
-        _ = try await store.register(registration, nickname: nil)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser)
         let record = registration.credentialRecord
         let first = try Registrations.update(&authenticator, record: record, increment: 0, backedUp: true)
         let second = try Registrations.update(&authenticator, record: record, increment: 0, backedUp: false)
@@ -378,7 +459,7 @@ struct StoreConformanceTests {
     func administration(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         for (index, name) in ["zoe", "adam", "mia", "adele"].enumerated() {
-            _ = try await store.register(try Registrations.make(handle: Registrations.handle(UInt8(20 + index)), name: name), nickname: nil)
+            _ = try await store.register(try Registrations.make(handle: Registrations.handle(UInt8(20 + index)), name: name), nickname: nil, intent: .newUser)
         }
         #expect(try await store.listUsers(nameFilter: nil, limit: 10, after: nil).map(\.name) == ["adam", "adele", "mia", "zoe"])
         #expect(try await store.listUsers(nameFilter: nil, limit: 2, after: nil).map(\.name) == ["adam", "adele"])

@@ -253,11 +253,13 @@ async function signIn(name) {
   }
 }
 
-async function register(name, nickname) {
+// user: {name} signs a new user up (passkeyd answers 409 user_exists when the name is taken); {id} adds a passkey to
+// the signed-in user's own account (the demo session stands for the backend that authenticated this person).
+async function register(user, nickname) {
   stopAutofill();
   status("busy", "Creating a passkey…");
   try {
-    const { publicKey } = await call("POST", "/demo/api/registration/begin", { user: { name, displayName: name } });
+    const { publicKey } = await call("POST", "/demo/api/registration/begin", { user });
     const credential = await navigator.credentials.create({ publicKey: creationOptions(publicKey) });
     const result = await call("POST", "/demo/api/registration/finish", {
       credential: credentialJSON(credential), nickname: nickname || null,
@@ -305,11 +307,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("signin-discoverable").addEventListener("click", () => signIn(""));
   $("register-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    register($("reg-name").value.trim(), $("reg-nickname").value.trim());
+    const name = $("reg-name").value.trim();
+    register({ name, displayName: name }, $("reg-nickname").value.trim());
   });
   $("add-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    if (signedInUser) register(signedInUser.name, $("add-nickname").value.trim());
+    if (signedInUser) register({ id: signedInUser.id }, $("add-nickname").value.trim());
   });
   $("signout").addEventListener("click", signOut);
   if (!window.PublicKeyCredential) {
