@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "PasskeyServerSupport",
             dependencies: [
-                "PasskeyHTTP", "PasskeyMetadata", "LibPQ", "WebAuthnCore", "COSECrypto",
+                "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

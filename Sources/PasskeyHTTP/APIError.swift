@@ -57,6 +57,12 @@ public struct APIError: Error, Sendable, Equatable {
             self = .userExists
         case .userUnknown:
             self = .userUnknown
+        case .tooManyPendingCeremonies:
+            self.init(
+                status: 429, code: error.code.rawValue,
+                message: "This user has too many sign-ins or registrations in progress; finish one or retry later.")
+        case .ceremonyCapacityReached:
+            self.init(status: 503, code: error.code.rawValue, message: "Too many ceremonies are in progress; retry shortly.")
         default:
             self.init(status: 503, code: error.code.rawValue, message: "Storage is unavailable; try again.")
         }
@@ -101,6 +107,8 @@ struct FailedRequest: Sendable {
     let error: APIError
     /// The engine's or store's `reason`, or the type of an unexpected error. Never sent to the client.
     let reason: String?
+    /// Seconds for a `Retry-After` header (rate limits, capacity).
+    var retryAfter: Int?
 
     /// Maps anything a handler throws.
     init(_ error: any Error) {
@@ -108,12 +116,21 @@ struct FailedRequest: Sendable {
         case let error as APIError:
             self.error = error
             reason = nil
+        case let error as RateLimited:
+            self.error = APIError(status: 429, code: "rate_limited", message: "Too many requests; retry after the Retry-After seconds.")
+            reason = "rate limit: \(error.scope)"
+            retryAfter = error.retryAfter
         case let error as WebAuthnError:
             self.error = APIError(error)
             reason = error.reason
         case let error as StoreError:
             self.error = APIError(error)
             reason = error.reason
+            switch error.code {
+            case .tooManyPendingCeremonies: retryAfter = 60
+            case .ceremonyCapacityReached: retryAfter = 10
+            default: break
+            }
         case let error as DecodingError:
             // Only the path: a decoding error's description may quote the input.
             self.error = .malformedJSON

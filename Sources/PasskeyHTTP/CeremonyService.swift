@@ -55,6 +55,7 @@ public struct CeremonyService: Sendable {
             Self.ceremony(Result { () throws -> (CreationOptionsJSON, PendingCeremony) in
                 let user: UserEntity
                 let intent: RegistrationIntent
+                let capSubject: [UInt8]
                 switch (subject, existing) {
                 case (.newUser, _?):
                     throw APIError.userExists
@@ -63,9 +64,11 @@ public struct CeremonyService: Sendable {
                 case (.newUser(let name, let displayName), nil), (.nameForConformanceTesting(let name, let displayName), nil):
                     user = try UserEntity(id: SecureRandom.bytes(count: 32), name: name, displayName: displayName)
                     intent = .newUser
+                    capSubject = PendingCeremony.subject(name: name)
                 case (.existingUser, let existing?), (.nameForConformanceTesting, let existing?):
                     user = try UserEntity(id: existing.handle, name: existing.name, displayName: existing.displayName)
                     intent = .existingUser
+                    capSubject = PendingCeremony.subject(handle: existing.handle)
                 }
                 let (options, state) = relyingParty.beginRegistration(
                     user: user,
@@ -73,7 +76,7 @@ public struct CeremonyService: Sendable {
                     request: request, challengeSource: challengeSource, now: now)
                 return (options, PendingCeremony(
                     challenge: state.challenge, kind: .registration, userHandle: user.id, state: state.stateBytes,
-                    expiresAt: state.expiresAt, intent: intent))
+                    expiresAt: state.expiresAt, intent: intent, subject: capSubject))
             })
         }
         return try outcome.get()
@@ -124,6 +127,12 @@ public struct CeremonyService: Sendable {
         let outcome = try await store.beginCeremony(user: lookup) { user, credentials in
             var allow = credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }
             var handle = user?.handle
+            let capSubject: [UInt8]? = switch (user, lookup) {
+            case (let user?, _): PendingCeremony.subject(handle: user.handle)
+            case (nil, .name(let name)?): PendingCeremony.subject(name: name)
+            case (nil, .handle(let unknown)?): PendingCeremony.subject(handle: unknown)
+            case (nil, nil): nil
+            }
             if lookup != nil, handle == nil {
                 // Unknown user: a random handle that owns nothing, and one imaginary credential id.
                 handle = SecureRandom.bytes(count: 32)
@@ -134,7 +143,7 @@ public struct CeremonyService: Sendable {
                 challengeSource: challengeSource, now: now)
             return Self.ceremony(.success((options, PendingCeremony(
                 challenge: state.challenge, kind: .authentication, userHandle: handle, state: state.stateBytes,
-                expiresAt: state.expiresAt))))
+                expiresAt: state.expiresAt, subject: capSubject))))
         }
         return try outcome.get()
     }

@@ -75,9 +75,18 @@ extension Duration {
 
 /// `GET /metrics` when the configuration has an exporter: its bytes as the Prometheus text format. Open, like
 /// `/healthz` (restrict it at the network level if needed).
-func addMetricsRoute(to router: Router<PasskeyRequestContext>, exporter: @escaping @Sendable () -> [UInt8]) {
-    router.get("/metrics") { _, _ in
-        Response(
+func addMetricsRoute(to router: Router<PasskeyRequestContext>, api: API, exporter: @escaping @Sendable () -> [UInt8]) {
+    router.get("/metrics") { request, context in
+        do {
+            try RateLimiter.check(
+                api.limiter.metrics, api.limiter.clientAddress(headers: request.headers, peer: context.remoteAddress), scope: "metrics")
+        } catch {
+            let failure = FailedRequest(error)
+            var response = api.failure(failure.error)
+            if let seconds = failure.retryAfter { response.headers[.retryAfter] = String(seconds) }
+            return response
+        }
+        return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: exporter())))
     }

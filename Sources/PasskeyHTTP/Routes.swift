@@ -28,12 +28,17 @@ public struct HTTPConfiguration: Sendable {
     public var conformanceBinding: Bool
     /// Serve the demo page and its session routes under `/demo` (``addDemoRoutes(to:api:)``); off = 404.
     public var demoPage: Bool
+    /// Per-instance request rate limits (429 past them). Off unless given: the executable passes the configured
+    /// ones (``RateLimits/init(perClient:perAPIKey:perUser:admin:metrics:clientAddressHeader:trustedProxyHops:maxTrackedKeys:)``
+    /// defaults), in-process tests usually none.
+    public var rateLimits: RateLimits
 
     public init(
         apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024,
         metricsFactory: (any MetricsFactory)? = nil, metricsExporter: (@Sendable () -> [UInt8])? = nil,
-        conformanceBinding: Bool = false, demoPage: Bool = false
+        conformanceBinding: Bool = false, demoPage: Bool = false, rateLimits: RateLimits = .off
     ) {
+        self.rateLimits = rateLimits
         self.conformanceBinding = conformanceBinding
         self.apiKeys = apiKeys
         self.adminKeys = adminKeys
@@ -86,7 +91,7 @@ public func buildRouter(service: CeremonyService, configuration: HTTPConfigurati
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }
     addOpenAPIRoute(to: router)
-    if let exporter = configuration.metricsExporter { addMetricsRoute(to: router, exporter: exporter) }
+    if let exporter = configuration.metricsExporter { addMetricsRoute(to: router, api: api, exporter: exporter) }
     return router
 }
 
@@ -111,8 +116,11 @@ struct API: Sendable {
     let adminKeyDigests: [[UInt8]]
     /// Request counters and timers.
     let metrics: RequestMetrics
+    /// Token buckets per client address, API key and user.
+    let limiter: RateLimiter
 
     init(service: CeremonyService, configuration: HTTPConfiguration) {
+        self.limiter = RateLimiter(configuration.rateLimits)
         self.service = service
         self.configuration = configuration
         self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
@@ -136,7 +144,15 @@ struct API: Sendable {
         var response: Response
         var failed: FailedRequest?
         do {
-            try authorize(request, operation.access)
+            // Per client address first (also unauthenticated requests: key guessing), then per API key.
+            let client = limiter.clientAddress(headers: request.headers, peer: context.remoteAddress)
+            switch operation.access {
+            case .ceremony: try RateLimiter.check(limiter.perClient, client, scope: "client")
+            case .admin: try RateLimiter.check(limiter.admin, client, scope: "admin")
+            }
+            if let key = try authorize(request, operation.access), operation.access == .ceremony {
+                try RateLimiter.check(limiter.perAPIKey, "key\(key)", scope: "api_key")
+            }
             var request = request
             let buffer: ByteBuffer
             do {
@@ -148,6 +164,7 @@ struct API: Sendable {
         } catch {
             let failure = FailedRequest(error)
             response = rawJSON(status: HTTPResponse.Status(code: failure.error.status), failureBody(failure.error))
+            if let seconds = failure.retryAfter { response.headers[.retryAfter] = String(seconds) }
             failed = failure
         }
         adjust(&response, failed)
@@ -180,11 +197,13 @@ struct API: Sendable {
             }())
     }
 
-    func authorize(_ request: Request, _ access: Access) throws {
+    /// Checks the bearer key; returns which of the configured keys it is (nil when the endpoints are open).
+    @discardableResult
+    func authorize(_ request: Request, _ access: Access) throws -> Int? {
         let digests: [[UInt8]]
         switch access {
         case .ceremony:
-            guard !keyDigests.isEmpty else { return }
+            guard !keyDigests.isEmpty else { return nil }
             digests = keyDigests
         case .admin:
             digests = adminKeyDigests
@@ -192,9 +211,10 @@ struct API: Sendable {
         let unauthorized = access == .admin ? APIError.adminUnauthorized : APIError.unauthorized
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw unauthorized }
         let presented = Digest.sha256(Array(header.dropFirst("Bearer ".count).utf8))
-        var match = false
-        for digest in digests where constantTimeEquals(digest, presented) { match = true }
-        guard match, !digests.isEmpty else { throw unauthorized }
+        var match: Int?
+        for (index, digest) in digests.enumerated() where constantTimeEquals(digest, presented) { match = index }
+        guard let match, !digests.isEmpty else { throw unauthorized }
+        return match
     }
 
     func failure(_ error: APIError) -> Response {
@@ -239,6 +259,10 @@ struct API: Sendable {
     func registrationBegin(_ body: [UInt8]) async throws -> Response {
         let members = try object(body)
         let subject = try Self.registrationSubject(members["user"])
+        switch subject {
+        case .newUser(let name, _), .nameForConformanceTesting(let name, _): try limitUser(.name(name))
+        case .existingUser(let handle): try limitUser(.handle(handle))
+        }
         let request = RegistrationRequest(
             authenticatorSelection: try decode(AuthenticatorSelectionJSON.self, members["authenticatorSelection"]),
             attestation: try decode(String.self, members["attestation"]), hints: try decode([String].self, members["hints"]),
@@ -271,6 +295,16 @@ struct API: Sendable {
         default:
             throw APIError(status: 400, code: "malformed_json", message: "user needs exactly one of name (a new user) and id (an existing user).")
         }
+    }
+
+    /// The per-user limit of the begin endpoints, keyed by the name or id as the request gave it.
+    func limitUser(_ lookup: UserLookup) throws {
+        guard let buckets = limiter.perUser else { return }
+        let key = switch lookup {
+        case .name(let name): "n:" + name
+        case .handle(let handle): "i:" + Base64URL.encode(handle)
+        }
+        try RateLimiter.check(buckets, key, scope: "user")
     }
 
     /// A user id as the API shows it: base64url of a 1-64 byte user handle.
@@ -322,6 +356,7 @@ struct API: Sendable {
             userVerification = requirement
         default: throw APIError.malformedJSON
         }
+        if let lookup { try limitUser(lookup) }
         let options = try await service.beginAuthentication(user: lookup, userVerification: userVerification)
         return try json(status: .ok, ["publicKey": options])
     }

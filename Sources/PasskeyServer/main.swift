@@ -73,13 +73,21 @@ do {
         http.metricsFactory = NOOPMetricsHandler.instance
     }
 
-    let store = PostgresPasskeyStore(pool: pool)
+    let store = PostgresPasskeyStore(pool: pool, caps: settings.ceremonyCaps)
     let service = CeremonyService(relyingParty: settings.relyingParty, store: store)
-    // Purge expired ceremonies in the background; requests never wait for it.
+    // Purge expired ceremonies in the background; requests never wait for it. Every 60 s, or every 5 s while the
+    // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches
+    // the save statement to counting the whole table near the cap) is refreshed every 5 s.
     let purger = Task {
+        var sincePurge = 0
         while true {
-            do { try await Task.sleep(for: .seconds(60)) } catch { return }  // cancelled: shutting down
+            do { try await Task.sleep(for: .seconds(5)) } catch { return }  // cancelled: shutting down
+            sincePurge += 5
             do {
+                let count = try await store.refreshCeremonyCount()
+                let busy = settings.ceremonyCaps.total.map { count * 2 >= $0 } ?? false
+                guard busy || sincePurge >= 60 else { continue }
+                sincePurge = 0
                 let purged = try await store.purgeExpiredCeremonies()
                 if purged > 0 { logger.debug("purged expired ceremonies", metadata: ["count": .stringConvertible(purged)]) }
             } catch {
@@ -140,7 +148,7 @@ do {
             "fido_conformance": .stringConvertible(settings.fidoConformance),
         ])
     let app = Application(
-        router: buildRouter(service: service, configuration: http),
+        router: buildRouter(service: service, configuration: http), server: settings.serverLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
     try await app.runService()

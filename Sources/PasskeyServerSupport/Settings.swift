@@ -3,6 +3,7 @@ public import Foundation
 public import Logging
 public import PasskeyHTTP
 import PasskeyMetadata
+public import PasskeyStore
 public import WebAuthnCore
 
 /// A configuration problem, naming the variable. Never contains a key or the database URL.
@@ -59,10 +60,17 @@ public struct Settings: Sendable {
     public var demoPage: Bool
     /// Things that are allowed but probably wrong (unknown variables, short keys, ...), for the start-up log.
     public var warnings: [String]
+    /// Connection limits of the HTTP server (`PASSKEYD_HTTP_*`).
+    public var serverLimits: ServerLimits
+    /// Request rate limits (`PASSKEYD_RATE_LIMIT_*`, `PASSKEYD_CLIENT_ADDRESS_HEADER`, `PASSKEYD_TRUSTED_PROXY_HOPS`).
+    public var rateLimits: RateLimits
+    /// Bounds on pending ceremonies (`PASSKEYD_PENDING_PER_USER`, `PASSKEYD_PENDING_MAX`).
+    public var ceremonyCaps: CeremonyCaps
 
-    /// The HTTP layer's settings (keys); the executable adds the metrics factory and exporter.
+    /// The HTTP layer's settings (keys, limits); the executable adds the metrics factory and exporter.
     public var http: HTTPConfiguration {
-        HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys, conformanceBinding: fidoConformance, demoPage: demoPage)
+        HTTPConfiguration(
+            apiKeys: apiKeys, adminKeys: adminKeys, conformanceBinding: fidoConformance, demoPage: demoPage, rateLimits: rateLimits)
     }
 
     /// The variables this service reads.
@@ -73,6 +81,10 @@ public struct Settings: Sendable {
         "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS", "PASSKEYD_AAGUID_ALLOW", "PASSKEYD_AAGUID_DENY",
         "PASSKEYD_MDS_BLOB", "PASSKEYD_MDS_ROOT", "PASSKEYD_MDS_REFUSED_STATUSES",
         "PASSKEYD_FIDO_CONFORMANCE", "PASSKEYD_UNSAFE_POLICIES", "PASSKEYD_DEMO",
+        "PASSKEYD_HTTP_IDLE_TIMEOUT", "PASSKEYD_HTTP_READ_TIMEOUT", "PASSKEYD_HTTP_MAX_HEADER_BYTES",
+        "PASSKEYD_RATE_LIMIT_CLIENT", "PASSKEYD_RATE_LIMIT_API_KEY", "PASSKEYD_RATE_LIMIT_USER", "PASSKEYD_RATE_LIMIT_ADMIN",
+        "PASSKEYD_RATE_LIMIT_METRICS", "PASSKEYD_CLIENT_ADDRESS_HEADER", "PASSKEYD_TRUSTED_PROXY_HOPS",
+        "PASSKEYD_PENDING_PER_USER", "PASSKEYD_PENDING_MAX",
     ]
     /// `PASSKEYD_UNSAFE_POLICIES`: the named departures from W3C verification that the FIDO conformance tools
     /// expect, with what each one accepts. Never for production.
@@ -238,6 +250,31 @@ public struct Settings: Sendable {
                 "PASSKEYD_FIDO_CONFORMANCE: the FIDO conformance endpoints /attestation/* and /assertion/* are served; for conformance testing only"
                     + (apiKeys.isEmpty ? "" : " (they require an API key like /v1; the conformance tools send none)"))
         }
+        serverLimits = ServerLimits(
+            idleTimeout: .seconds(try reader.integer("PASSKEYD_HTTP_IDLE_TIMEOUT", default: 30, in: 1...3600)),
+            readTimeout: .seconds(try reader.integer("PASSKEYD_HTTP_READ_TIMEOUT", default: 10, in: 1...600)),
+            maxHeaderBytes: try reader.integer("PASSKEYD_HTTP_MAX_HEADER_BYTES", default: 16 * 1024, in: 1024...(1024 * 1024)))
+        let defaults = RateLimits()
+        var limits = RateLimits(
+            perClient: try reader.rateLimit("PASSKEYD_RATE_LIMIT_CLIENT", default: defaults.perClient),
+            perAPIKey: try reader.rateLimit("PASSKEYD_RATE_LIMIT_API_KEY", default: defaults.perAPIKey),
+            perUser: try reader.rateLimit("PASSKEYD_RATE_LIMIT_USER", default: defaults.perUser),
+            admin: try reader.rateLimit("PASSKEYD_RATE_LIMIT_ADMIN", default: defaults.admin),
+            metrics: try reader.rateLimit("PASSKEYD_RATE_LIMIT_METRICS", default: defaults.metrics))
+        if let header = reader.value("PASSKEYD_CLIENT_ADDRESS_HEADER") {
+            guard header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+                throw ConfigurationError("PASSKEYD_CLIENT_ADDRESS_HEADER", "must be a header name such as X-Forwarded-For, got \"\(header)\"")
+            }
+            limits.clientAddressHeader = header
+            warnings.append(
+                "PASSKEYD_CLIENT_ADDRESS_HEADER: client addresses are read from \(header); passkeyd must be reachable only through the proxy that sets it")
+        }
+        limits.trustedProxyHops = try reader.integer("PASSKEYD_TRUSTED_PROXY_HOPS", default: 1, in: 1...10)
+        rateLimits = limits
+        let perUser = try reader.integer("PASSKEYD_PENDING_PER_USER", default: 20, in: 0...10_000)
+        let total = try reader.integer("PASSKEYD_PENDING_MAX", default: 1_000_000, in: 0...100_000_000)
+        ceremonyCaps = CeremonyCaps(perSubject: perUser == 0 ? nil : perUser, total: total == 0 ? nil : total)
+
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {
             warnings.append("PASSKEYD_DEMO: the demo page is on: anyone who reaches /demo can register passkeys (no API key); not for production")
@@ -526,6 +563,15 @@ struct Reader {
             throw ConfigurationError(name, "must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
         }
         return number
+    }
+
+    /// `RATE/s[:BURST]`, `RATE/min[:BURST]` or `off`.
+    func rateLimit(_ name: String, default fallback: RateLimit?) throws(ConfigurationError) -> RateLimit? {
+        guard let text = value(name) else { return fallback }
+        guard let parsed = RateLimit.parse(text) else {
+            throw ConfigurationError(name, "expected RATE/s, RATE/s:BURST, RATE/min[:BURST] or off (e.g. 10/s:50), got \"\(text)\"")
+        }
+        return parsed
     }
 
     func boolean(_ name: String, default fallback: Bool) throws(ConfigurationError) -> Bool {

@@ -8,10 +8,14 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     private var credentials: [[UInt8]: StoredCredential] = [:]
     private var ceremonies: [[UInt8]: PendingCeremony] = [:]
     private let now: @Sendable () -> Date
+    private let caps: CeremonyCaps
 
-    /// - Parameter now: the clock (expiry, timestamps).
-    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameters:
+    ///   - caps: bounds on pending ceremonies.
+    ///   - now: the clock (expiry, timestamps).
+    public init(caps: CeremonyCaps = .none, now: @escaping @Sendable () -> Date = { Date() }) {
         self.now = now
+        self.caps = caps
     }
 
     public func user(named name: String) -> StoredUser? { users.values.first { $0.name == name } }
@@ -21,7 +25,17 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         credentials.values.filter { $0.record.userHandle == handle }.sorted { $0.createdAt < $1.createdAt }
     }
 
-    public func saveCeremony(_ ceremony: PendingCeremony) { ceremonies[ceremony.challenge] = ceremony }
+    public func saveCeremony(_ ceremony: PendingCeremony) throws(StoreError) {
+        if let total = caps.total, ceremonies.count >= total {
+            throw StoreError(.ceremonyCapacityReached, "\(ceremonies.count) pending ceremonies")
+        }
+        if let limit = caps.perSubject, let subject = ceremony.subject {
+            let current = now()
+            let pending = ceremonies.values.filter { $0.subject == subject && $0.expiresAt > current }.count
+            guard pending < limit else { throw StoreError(.tooManyPendingCeremonies, "\(pending) pending for this user") }
+        }
+        ceremonies[ceremony.challenge] = ceremony
+    }
 
     public func takeCeremony(challenge: [UInt8], kind: CeremonyKind) -> PendingCeremony? {
         guard let ceremony = ceremonies[challenge], ceremony.kind == kind else { return nil }

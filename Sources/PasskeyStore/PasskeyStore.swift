@@ -1,3 +1,4 @@
+import COSECrypto
 public import Foundation
 public import WebAuthnCore
 
@@ -118,11 +119,15 @@ public struct PendingCeremony: Sendable, Hashable {
     /// Registration: whether the finish creates the user or adds to an existing one. Authentication: unused
     /// (`.existingUser`).
     public let intent: RegistrationIntent
+    /// Whom the ceremony is for, for the per-user cap on pending ceremonies (``CeremonyCaps``): see
+    /// ``PendingCeremony/subject(handle:)`` and ``PendingCeremony/subject(name:)``; nil for a discoverable sign-in.
+    public let subject: [UInt8]?
 
     public init(
         challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, state: [UInt8], expiresAt: Date,
-        intent: RegistrationIntent = .existingUser
+        intent: RegistrationIntent = .existingUser, subject: [UInt8]? = nil
     ) {
+        self.subject = subject
         self.challenge = challenge
         self.kind = kind
         self.userHandle = userHandle
@@ -130,6 +135,29 @@ public struct PendingCeremony: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.intent = intent
     }
+}
+
+extension PendingCeremony {
+    /// The subject of a known user's ceremonies, however the request named them.
+    public static func subject(handle: [UInt8]) -> [UInt8] { Digest.sha256(Array("u:".utf8) + handle) }
+    /// The subject of a sign-up or of an unknown name's sign-in.
+    public static func subject(name: String) -> [UInt8] { Digest.sha256(Array("n:\(name)".utf8)) }
+}
+
+/// Bounds on pending ceremonies, enforced by the store when it saves one.
+public struct CeremonyCaps: Sendable, Hashable {
+    /// Unexpired ceremonies per subject (user); past it a begin is ``StoreError/Code/tooManyPendingCeremonies``.
+    public var perSubject: Int?
+    /// Ceremonies in the table, expired or not; past it a begin is ``StoreError/Code/ceremonyCapacityReached``.
+    public var total: Int?
+
+    public init(perSubject: Int? = nil, total: Int? = nil) {
+        self.perSubject = perSubject
+        self.total = total
+    }
+
+    /// No caps.
+    public static let none = CeremonyCaps()
 }
 
 /// How a begin names its user.
@@ -188,6 +216,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let userExists = Code(rawValue: "user_exists")
         /// A registration meant to add a passkey to an existing user found no such user (deleted meanwhile).
         public static let userUnknown = Code(rawValue: "user_unknown")
+        /// The user named by a begin already has the configured number of pending ceremonies.
+        public static let tooManyPendingCeremonies = Code(rawValue: "too_many_pending_ceremonies")
+        /// The ceremony table holds the configured maximum; begins are refused until the purge frees room.
+        public static let ceremonyCapacityReached = Code(rawValue: "ceremony_capacity_reached")
         /// The database cannot be reached or failed; the operation did not happen.
         public static let unavailable = Code(rawValue: "storage_unavailable")
     }

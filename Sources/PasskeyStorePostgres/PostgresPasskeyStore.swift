@@ -3,17 +3,46 @@ public import LibPQ
 public import PasskeyStore
 public import WebAuthnCore
 import COSECrypto
+import Synchronization
 
 /// `PasskeyStore` on PostgreSQL through LibPQ (schema: `Migrations/0001_initial.sql`). Any number of service
 /// instances can share one database: ceremonies are consumed with one `DELETE … RETURNING`, uniqueness is the
 /// database's constraints, and the counter update is conditional.
 public final class PostgresPasskeyStore: PasskeyStore {
     let pool: PGPool
+    let caps: CeremonyCaps
+    /// The ceremony table's row count as of the last ``refreshCeremonyCount()`` (capped at the precise threshold).
+    private let approximateCeremonies = Atomic<Int>(0)
 
-    /// - Parameter pool: connections to a database migrated with `Migrations/`.
-    public init(pool: PGPool) {
+    /// - Parameters:
+    ///   - pool: connections to a database migrated with `Migrations/`.
+    ///   - caps: bounds on pending ceremonies. The per-user cap is checked by the statement that saves each
+    ///     ceremony. The global cap is checked by that statement only while the table is near it (the last
+    ///     ``refreshCeremonyCount()`` saw at least 80% of it); below, begins do not count the table.
+    public init(pool: PGPool, caps: CeremonyCaps = .none) {
         self.pool = pool
+        self.caps = caps
     }
+
+    /// Where the save statement starts counting the whole table.
+    var preciseThreshold: Int? { caps.total.map { max(0, $0 * 4 / 5) } }
+
+    /// Counts the ceremony table (at most up to the precise threshold) for the global cap; the executable calls it
+    /// every few seconds. Returns the count.
+    @discardableResult
+    public func refreshCeremonyCount() async throws(StoreError) -> Int {
+        guard let threshold = preciseThreshold else { return 0 }
+        let count = try await run { connection in
+            let result = try connection.executePrepared(Self.countCeremonies, [Int64(threshold)])
+            return Int(try result.decode(Int64.self, row: 0, column: 0))
+        }
+        approximateCeremonies.store(count, ordering: .relaxed)
+        return count
+    }
+
+    static let countCeremonies = PGPreparedStatement(
+        name: "passkeyd_count_ceremonies", sql: "SELECT count(*) FROM (SELECT 1 FROM ceremonies LIMIT $1) AS bounded",
+        parameterTypes: [.int8], isIdempotent: true)
 
     /// Credential columns, in the order ``credential(from:row:offset:)`` reads them.
     static let credentialColumns = """
@@ -156,14 +185,37 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     // MARK: ceremonies
 
+    /// Counts and inserts in one statement: the ceremony goes in only while fewer than $8 unexpired ceremonies share
+    /// its subject $7 (none when $7 is NULL) and, when $9, while the table holds fewer than $10 rows. Returns whether
+    /// it went in, and the two counts. Concurrent begins for one subject can each see the count below the cap, so
+    /// the cap can be passed by at most the number of begins in flight at once.
     static let saveCeremonyStatement = PGPreparedStatement(
-        name: "passkeyd_save_ceremony",
-        sql: "INSERT INTO ceremonies (challenge, kind, user_handle, state, expires_at, intent) VALUES ($1, $2, $3, $4, $5, $6)",
-        parameterTypes: [.bytea, .text, .bytea, .bytea, .timestamptz, .text])
+        name: "passkeyd_save_ceremony_capped",
+        sql: """
+            WITH counts AS (
+                SELECT CASE WHEN $7::bytea IS NULL THEN 0
+                            ELSE (SELECT count(*) FROM ceremonies WHERE subject = $7 AND expires_at > now()) END AS per_subject,
+                       CASE WHEN $9 THEN (SELECT count(*) FROM (SELECT 1 FROM ceremonies LIMIT $10) AS bounded) ELSE 0 END AS total
+            ), inserted AS (
+                INSERT INTO ceremonies (challenge, kind, user_handle, state, expires_at, intent, subject)
+                SELECT $1, $2, $3, $4, $5, $6, $7 FROM counts WHERE per_subject < $8 AND total < $10
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM inserted), per_subject, total FROM counts
+            """,
+        parameterTypes: [.bytea, .text, .bytea, .bytea, .timestamptz, .text, .bytea, .int8, .bool, .int8])
 
     /// Every begin: prepared.
     public func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError) {
-        try await run { connection in try Self.save(ceremony, on: connection) }
+        let limits = saveLimits
+        try await run { connection in try Self.save(ceremony, limits: limits, on: connection) }
+    }
+
+    /// $8, $9, $10 of the save statement as of now.
+    var saveLimits: (perSubject: Int64, precise: Bool, total: Int64) {
+        let total = caps.total.map(Int64.init) ?? Int64.max
+        let precise = preciseThreshold.map { approximateCeremonies.load(ordering: .relaxed) >= $0 } ?? false
+        return (caps.perSubject.map(Int64.init) ?? Int64.max, precise, total)
     }
 
     /// A user by name with their credentials (sign-in columns), in one statement: one row per credential, or one
@@ -191,7 +243,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
         user lookup: UserLookup?,
         build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
     ) async throws(StoreError) -> Outcome {
-        try await run { connection in
+        let limits = saveLimits
+        return try await run { connection in
             var user: StoredUser?
             var credentials: [StoredCredential] = []
             if let lookup {
@@ -205,12 +258,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 }
             }
             let (outcome, ceremony) = build(user, credentials)
-            if let ceremony { try Self.save(ceremony, on: connection) }
+            if let ceremony { try Self.save(ceremony, limits: limits, on: connection) }
             return outcome
         }
     }
 
-    static func save(_ ceremony: PendingCeremony, on connection: PGConnection) throws {
+    static func save(
+        _ ceremony: PendingCeremony, limits: (perSubject: Int64, precise: Bool, total: Int64), on connection: PGConnection
+    ) throws {
         var bindings = PGBindings()
         bindings.append(ceremony.challenge)
         bindings.append(ceremony.kind.rawValue)
@@ -218,7 +273,17 @@ public final class PostgresPasskeyStore: PasskeyStore {
         bindings.append(ceremony.state)
         bindings.append(ceremony.expiresAt)
         bindings.append(ceremony.intent.rawValue)
-        _ = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
+        bindings.append(ceremony.subject)
+        bindings.append(limits.perSubject)
+        bindings.append(limits.precise)
+        bindings.append(limits.total)
+        let result = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
+        guard try result.decode(Int64.self, row: 0, column: 0) == 0 else { return }
+        let perSubject = try result.decode(Int64.self, row: 0, column: 1)
+        if perSubject >= limits.perSubject {
+            throw StoreError(.tooManyPendingCeremonies, "\(perSubject) unexpired ceremonies for this user")
+        }
+        throw StoreError(.ceremonyCapacityReached, "\(try result.decode(Int64.self, row: 0, column: 2)) ceremonies in the table")
     }
 
     /// Deletes the ceremony whatever its age (single use) and returns it only if it has not expired (database clock).
@@ -336,11 +401,24 @@ public final class PostgresPasskeyStore: PasskeyStore {
             credential: credential, user: user)
     }
 
+    /// Deletes expired ceremonies in batches of 10,000 (short transactions, each on the expiry index) until fewer
+    /// than a batch remain.
     public func purgeExpiredCeremonies() async throws(StoreError) -> Int {
-        try await run { connection in
-            try connection.execute("DELETE FROM ceremonies WHERE expires_at <= now()").affectedRows ?? 0
+        var total = 0
+        while true {
+            let deleted = try await run { connection in
+                try connection.executePrepared(Self.purgeBatch, [Int64(Self.purgeBatchSize)]).affectedRows ?? 0
+            }
+            total += deleted
+            guard deleted >= Self.purgeBatchSize else { return total }
         }
     }
+
+    static let purgeBatchSize = 10_000
+    static let purgeBatch = PGPreparedStatement(
+        name: "passkeyd_purge_batch",
+        sql: "DELETE FROM ceremonies WHERE challenge IN (SELECT challenge FROM ceremonies WHERE expires_at <= now() LIMIT $1)",
+        parameterTypes: [.int8])
 
     // MARK: writes
 

@@ -160,12 +160,12 @@ struct PostgresHTTPInstance: Sendable {
 
     init(
         url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),
-        configuration: HTTPConfiguration = HTTPConfiguration()
+        configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none
     ) {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
         pool = PGPool(url: url, size: poolSize, threadPool: threadPool)
-        store = PostgresPasskeyStore(pool: pool)
+        store = PostgresPasskeyStore(pool: pool, caps: caps)
         let clock = RealTimeClock()
         self.clock = clock
         let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })
@@ -183,11 +183,12 @@ struct PostgresHTTPInstance: Sendable {
 func withPostgresHTTP<T>(
     baseURL: String? = PostgresHTTP.databaseURL, poolSize: Int = 4,
     relyingParty: RelyingParty = PostgresHTTP.relyingParty(), configuration: HTTPConfiguration = HTTPConfiguration(),
-    _ body: (HTTPTestSchema, PostgresHTTPInstance) async throws -> T
+    caps: CeremonyCaps = .none, _ body: (HTTPTestSchema, PostgresHTTPInstance) async throws -> T
 ) async throws -> T {
     guard let baseURL else { throw PGError(code: .invalidArgument, message: "PASSKEYD_TEST_DATABASE_URL is not set") }
     let schema = try await HTTPTestSchema.create(baseURL: baseURL)
-    let instance = PostgresHTTPInstance(url: schema.url, poolSize: poolSize, relyingParty: relyingParty, configuration: configuration)
+    let instance = PostgresHTTPInstance(
+        url: schema.url, poolSize: poolSize, relyingParty: relyingParty, configuration: configuration, caps: caps)
     do {
         let value = try await body(schema, instance)
         await instance.shutdown()

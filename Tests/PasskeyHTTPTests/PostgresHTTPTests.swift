@@ -167,6 +167,48 @@ struct PostgresHTTPTests {
         }
     }
 
+    // MARK: 2c. caps on pending ceremonies
+
+    @Test("caps in one statement: per user (by name or id alike), and the whole table once near the global cap")
+    func pendingCeremonyCaps() async throws {
+        try await withPostgresHTTP(caps: CeremonyCaps(perSubject: 3, total: 20)) { schema, instance in
+            try await instance.app.test(.router) { client in
+                let (_, alice) = try await Flow.register(client, name: "alice")
+                let byName = Array(#"{"user":{"name":"alice"}}"#.utf8)
+                let byID = Array("{\"user\":{\"id\":\"\(Base64URL.encode(alice.userHandle))\"}}".utf8)
+                #expect(try await client.post("/v1/authentication/begin", byName).status == 200)
+                #expect(try await client.post("/v1/authentication/begin", byID).status == 200)
+                #expect(try await client.post("/v1/registration/begin", byID).status == 200, "adding a passkey counts too")
+                for body in [byName, byID] {
+                    let refused = try await client.post("/v1/authentication/begin", body)
+                    #expect(refused.status == 429 && refused.errorCode == "too_many_pending_ceremonies")
+                }
+                #expect(try await schema.count("ceremonies") == 3, "nothing saved past the cap")
+                // Expired ceremonies do not count against the user.
+                _ = try await schema.query(PGQuery(unsafeSQL: "UPDATE ceremonies SET expires_at = now() - interval '1 second'"))
+                #expect(try await client.post("/v1/authentication/begin", byName).status == 200)
+
+                // Far below the global cap nobody counts the table; once a refresh sees 80% of it, every save does.
+                for _ in 0..<12 { #expect(try await client.post("/v1/authentication/begin", Array("{}".utf8)).status == 200) }
+                #expect(try await instance.store.refreshCeremonyCount() >= 16)
+                var refusedAt: Int?
+                for index in 0..<10 {
+                    let reply = try await client.post("/v1/authentication/begin", Array("{}".utf8))
+                    if reply.status == 503 {
+                        #expect(reply.errorCode == "ceremony_capacity_reached")
+                        refusedAt = refusedAt ?? index
+                    }
+                }
+                #expect(refusedAt != nil)
+                #expect(try await schema.count("ceremonies") == 20, "exactly the cap")
+                // The purge frees room (all expired now).
+                _ = try await schema.query(PGQuery(unsafeSQL: "UPDATE ceremonies SET expires_at = now() - interval '1 second'"))
+                #expect(try await instance.store.purgeExpiredCeremonies() == 20)
+                #expect(try await client.post("/v1/authentication/begin", Array("{}".utf8)).status == 200)
+            }
+        }
+    }
+
     // MARK: 3. replay and expiry
 
     @Test("a replayed finish is refused; an expired challenge is refused; neither touches the credential")

@@ -1,0 +1,146 @@
+import Foundation
+import Glibc
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PasskeyHTTP
+import PasskeyStore
+import Testing
+import WebAuthnCore
+
+/// A blocking TCP connection to 127.0.0.1 for sending requests byte by byte (what a slow or hostile client does).
+final class RawConnection {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// False once the server has closed the connection (EPIPE / ECONNRESET).
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Whether the server closed the connection within `timeout` (reads and discards any response bytes first).
+    func closedByServer(within timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let remaining = deadline - ContinuousClock.now
+            let milliseconds = Int32(max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+            guard poll(&descriptor, 1, milliseconds) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return true }
+        }
+        return false
+    }
+
+    /// Everything the server sends until it closes (or `timeout`).
+    func readAll(timeout: Duration) -> String {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 50) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
+
+/// ServerLimits on a real listening server: slow clients cannot hold connections, oversized heads are refused.
+@Suite("HTTP connection limits", .serialized)
+struct ServerLimitsTests {
+    static let limits = ServerLimits(idleTimeout: .seconds(1), readTimeout: .seconds(1), maxHeaderBytes: 4096)
+
+    static func app() -> Application<RouterResponder<PasskeyRequestContext>> {
+        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: ["https://http.passkeyd.test"])
+        let service = CeremonyService(relyingParty: rp, store: InMemoryPasskeyStore())
+        return Application(
+            router: buildRouter(service: service), server: limits.server,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    @Test("slowloris: 64 connections trickling headers are all closed after the idle timeout, while others are served")
+    func slowHeaders() async throws {
+        try await Self.app().test(.live) { client in
+            let port = try #require(client.port)
+            let attackers = try (0..<64).map { _ in try RawConnection(port: port) }
+            for connection in attackers { connection.send("POST /v1/authentication/begin HTTP/1.1\r\nHost: localhost\r\n") }
+            let start = ContinuousClock.now
+            // Trickle one header line per connection every 200 ms for up to 8 s: far longer than the 1 s idle timeout.
+            var closedAt: [Int: Duration] = [:]
+            while ContinuousClock.now - start < .seconds(8), closedAt.count < attackers.count {
+                for (index, connection) in attackers.enumerated() where closedAt[index] == nil {
+                    if !connection.send("X-Slow-\(index): a\r\n") || connection.closedByServer(within: .milliseconds(1)) {
+                        closedAt[index] = ContinuousClock.now - start
+                    }
+                }
+                // A well-behaved client is served meanwhile.
+                let served = try await client.execute(uri: "/healthz", method: .get) { Int($0.status.code) }
+                #expect(served == 200)
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(closedAt.count == attackers.count, "every trickling connection is closed")
+            let slowest = closedAt.values.max() ?? .zero
+            // 1 s plus scheduling slack (the suite runs beside hundreds of other tests on two cores).
+            #expect(slowest < .seconds(5), "closed within the idle timeout plus scheduling slack: \(slowest)")
+        }
+    }
+
+    @Test("a body trickled slower than the read timeout closes the connection")
+    func slowBody() async throws {
+        try await Self.app().test(.live) { client in
+            let port = try #require(client.port)
+            let connection = try RawConnection(port: port)
+            connection.send("POST /v1/authentication/begin HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+            let start = ContinuousClock.now
+            var closed = false
+            while !closed, ContinuousClock.now - start < .seconds(8) {
+                // One byte every 300 ms keeps the idle clock fresh; only the read deadline stops it.
+                closed = !connection.send(" ") || connection.closedByServer(within: .milliseconds(300))
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(closed && elapsed < .seconds(5), "closed after \(elapsed) (read timeout 1 s, plus slack)")
+        }
+    }
+
+    @Test("an idle connection is closed; a head over the header limit is refused without a handler running")
+    func idleAndOversizedHeads() async throws {
+        try await Self.app().test(.live) { client in
+            let port = try #require(client.port)
+            let idle = try RawConnection(port: port)
+            #expect(idle.closedByServer(within: .seconds(5)))
+
+            let large = try RawConnection(port: port)
+            large.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Large: \(String(repeating: "a", count: 8192))\r\n\r\n")
+            let answer = large.readAll(timeout: .seconds(2))
+            #expect(!answer.contains("200 OK"), "an oversized head is not served: \(answer.prefix(80))")
+
+            // A normal request on a fresh connection still works, with keep-alive.
+            let normal = try RawConnection(port: port)
+            normal.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let reply = normal.readAll(timeout: .milliseconds(500))
+            #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(80))")
+        }
+    }
+}
