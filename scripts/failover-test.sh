@@ -7,8 +7,8 @@
 # (primary :${FAILOVER_PORT:-25461}, standby :port+1, under var/failover or /tmp when the postgres user cannot
 # reach var/): the standby is a `pg_basebackup -R` of the primary, streaming, and synchronous
 # (synchronous_standby_names = standby1, synchronous_commit = on). With --async the primary does not wait for it,
-# and the standby's WAL receiver is stopped (SIGTERM; it reconnects only after 30 s) for the last
-# ${FAILOVER_LAG_SECONDS:-2} s before the primary stops, standing for a replica that lags or lost its link.
+# and the standby's link is cut (primary_conninfo pointed at a closed port) ${FAILOVER_LAG_SECONDS:-2} s before the
+# primary stops, standing for a replica that lags or lost its link.
 #
 # passkeyd runs with PASSKEYD_DATABASE_URL=postgresql://postgres@127.0.0.1:P1,127.0.0.1:P2/passkeyd?
 # target_session_attrs=read-write. ${FAILOVER_WORKERS:-6} workers (scripts/ackload.sh: new users registering,
@@ -46,7 +46,6 @@ fi
 primary="$root/primary"
 standby="$root/standby"
 server=""
-receiver=""
 cleanup() {
     [[ -n $server ]] && { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
     for dir in "$primary" "$standby"; do
@@ -84,7 +83,6 @@ fsync = off
 full_page_writes = off
 max_connections = 50
 log_min_messages = warning
-wal_retrieve_retry_interval = ${retry_interval:-5s}
 EOF
 }
 printf "\ninclude = 'failover.conf'\n" | as_pg tee -a "$primary/postgresql.conf" >/dev/null
@@ -94,7 +92,7 @@ psql1=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$p1" -U postgres)
 timeout 30 "${psql1[@]}" -d postgres -c "CREATE DATABASE passkeyd" >/dev/null || fail "CREATE DATABASE"
 as_pg "$pgbin/pg_basebackup" -h 127.0.0.1 -p "$p1" -U postgres -D "$standby" -R -X stream -c fast >"$work/basebackup.log" 2>&1 \
     || { cat "$work/basebackup.log" >&2; fail "pg_basebackup"; }
-retry_interval=30s conf "$standby" "$p2" standby1 ""   # the standby has no standby of its own: after promotion it must not wait for one
+conf "$standby" "$p2" standby1 ""   # the standby has no standby of its own: after promotion it must not wait for one
 as_pg "$pgbin/pg_ctl" start -D "$standby" -l "$root/standby.log" -w -t 30 >/dev/null || fail "standby did not start"
 psql2=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$p2" -U postgres)
 conf "$primary" "$p1" primary "$sync_names"
@@ -128,9 +126,9 @@ for ((w = 1; w <= workers; w++)); do
 done
 if [[ $mode == async ]]; then
     sleep $((switch_at - ${FAILOVER_LAG_SECONDS:-2}))
-    receiver=$("${psql2[@]}" -d postgres -A -t -c "SELECT pid FROM pg_stat_wal_receiver")
-    [[ -n $receiver ]] || fail "no walreceiver process"
-    kill -TERM "$receiver"   # the standby's WAL receiver goes away and reconnects only after 30 s
+    # Cut the standby's link: its WAL receiver restarts with a primary_conninfo that leads nowhere.
+    timeout 20 "${psql2[@]}" -d postgres -c "ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 user=postgres'" \
+        -c "SELECT pg_reload_conf()" >/dev/null || fail "could not cut the standby's link"
     sleep "${FAILOVER_LAG_SECONDS:-2}"
 else
     sleep "$switch_at"
