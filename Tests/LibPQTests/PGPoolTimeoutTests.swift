@@ -113,7 +113,8 @@ private final class SilentListener: @unchecked Sendable {
     let port: Int
 
     init() throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -126,7 +127,8 @@ private final class SilentListener: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
 
     func close() { _ = Glibc.close(fd) }
