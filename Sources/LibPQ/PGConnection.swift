@@ -41,22 +41,25 @@ public final class PGConnection: @unchecked Sendable {
     ///
     /// `url` may be a URI (`postgresql://user@host:port/db?sslmode=disable`) or a `key=value` string; it is
     /// passed as libpq's `dbname` with `expand_dbname = 1`. Defaults that the string may override:
-    /// `connect_timeout=10`, `fallback_application_name=passkeyd`. Always set: `client_encoding=UTF8`, since
+    /// `connect_timeout` (`connectTimeout`, 10 s unless given), `fallback_application_name=passkeyd`. Always set: `client_encoding=UTF8`, since
     /// text values are decoded as UTF-8. libpq's `PG*` environment variables fill parameters left unset.
     /// NOTICE and WARNING messages from the server are dropped (libpq's default prints them to stderr).
     ///
-    /// - Parameter url: The connection string. It may contain a password, which no error ever includes.
+    /// - Parameters:
+    ///   - url: The connection string. It may contain a password, which no error ever includes.
+    ///   - connectTimeout: libpq's `connect_timeout` in seconds (per host of a multi-host string), unless `url`
+    ///     sets its own. Values below 2 become 2 (libpq's own minimum).
     /// - Returns: A connection in state `CONNECTION_OK`.
     /// - Throws: ``PGError/Code/connectionFailed`` (unreachable server, authentication, malformed string),
     ///   ``PGError/Code/invalidArgument`` for a NUL byte in `url`, ``PGError/Code/protocolViolation`` if the
     ///   server does not use integer timestamps or UTF8.
-    public static func connect(url: String) throws(PGError) -> PGConnection {
+    public static func connect(url: String, connectTimeout: Int = 10) throws(PGError) -> PGConnection {
         guard !url.utf8.contains(0) else {
             throw PGError(code: .invalidArgument, message: "connection string contains a NUL byte")
         }
         // Later entries override earlier ones, including what the expanded dbname string sets.
         let keywords = ["connect_timeout", "fallback_application_name", "dbname", "client_encoding"]
-        let values = ["10", "passkeyd", url, "UTF8"]
+        let values = [String(max(2, connectTimeout)), "passkeyd", url, "UTF8"]
         let raw: OpaquePointer? = unsafe withCStrings(keywords + values) { pointers in
             // Two NULL-terminated arrays: keywords, then values.
             let keywordPointers = unsafe pointers[..<keywords.count].map(Optional.some) + [nil]

@@ -21,6 +21,7 @@ public struct PGError: Error, Sendable, Hashable, CustomStringConvertible, Custo
             case invalidArgument
             case concurrentUse
             case transactionRolledBack
+            case timedOut
         }
 
         private let base: Base
@@ -50,6 +51,9 @@ public struct PGError: Error, Sendable, Hashable, CustomStringConvertible, Custo
         public static let concurrentUse = Code(.concurrentUse)
         /// `COMMIT` turned into a rollback because an earlier statement in the transaction failed.
         public static let transactionRolledBack = Code(.transactionRolledBack)
+        /// A pool bound passed: no connection became free within the acquire timeout, or a lease's body did not
+        /// return within the lease timeout (the caller gets this; the body keeps running on its thread).
+        public static let timedOut = Code(.timedOut)
 
         /// The code's name, e.g. `queryFailed`.
         public var description: String { base.rawValue }
@@ -143,6 +147,8 @@ extension PGError {
     public static let concurrentUse = PGError(code: .concurrentUse)
     /// An error with code ``Code/transactionRolledBack``, for comparisons.
     public static let transactionRolledBack = PGError(code: .transactionRolledBack)
+    /// An error with code ``Code/timedOut``, for comparisons.
+    public static let timedOut = PGError(code: .timedOut)
 
     /// Whether the connection that produced this error should be discarded or reset rather than reused:
     /// the connection is closed or lost, or the server reported a connection-class SQLSTATE.

@@ -1,3 +1,4 @@
+public import NIOCore
 public import NIOPosix
 internal import Synchronization
 
@@ -80,8 +81,18 @@ extension PGConnection {
 /// ## Leasing
 /// A connection is leased for exactly one ``withConnection(_:)`` or ``withTransaction(_:)`` body and returned
 /// when the body ends. At most ``size`` connections exist; further callers wait in FIFO order (a waiting task
-/// that is cancelled leaves the queue with `CancellationError`). There is no acquire timeout: bound the wait with
-/// the caller's own deadline (task cancellation) if needed.
+/// that is cancelled leaves the queue with `CancellationError`).
+///
+/// ## Bounds (``Configuration``)
+/// - `connectTimeout`: libpq's `connect_timeout` (per host), unless the URL sets its own.
+/// - `statementTimeout`: `SET statement_timeout` on every new connection, so the server cancels a statement
+///   that runs (or waits for a lock) longer; the caller gets ``PGError/Code/queryFailed`` (SQLSTATE 57014).
+/// - `acquireTimeout`: a caller that waits longer than this for a connection fails with
+///   ``PGError/Code/timedOut`` instead of queueing without bound.
+/// - `leaseTimeout`: a client-side bound on one lease (connect + validation + body) for a server that stops
+///   answering altogether (stopped process, network black hole), where the server-side statement timeout never
+///   fires. The caller gets ``PGError/Code/timedOut``; the blocked libpq call keeps its thread and slot until it
+///   returns, and that connection is then discarded.
 ///
 /// ## Connecting lazily
 /// No connection is opened by `init`. A connection is opened, on a pool thread, the first time a lease needs one
@@ -110,6 +121,8 @@ public final class PGPool: Sendable {
     private struct Waiter {
         let id: UInt64
         let continuation: CheckedContinuation<Slot, any Error>
+        /// Fails the wait at the acquire timeout; cancelled when a slot arrives first.
+        let timer: Scheduled<Void>?
     }
 
     private struct State {
@@ -127,22 +140,45 @@ public final class PGPool: Sendable {
         var isShutdown = false
     }
 
+    /// Time bounds (see "Bounds"). `nil` means unbounded.
+    public struct Configuration: Sendable, Hashable {
+        /// libpq `connect_timeout` in seconds, unless the URL sets one (default 10).
+        public var connectTimeout: Int
+        /// `statement_timeout` set on every new connection; `nil` leaves the server's (or role's) setting.
+        public var statementTimeout: Duration?
+        /// Longest wait for a free connection.
+        public var acquireTimeout: Duration?
+        /// Longest a caller waits for one lease's work on its thread.
+        public var leaseTimeout: Duration?
+
+        public init(connectTimeout: Int = 10, statementTimeout: Duration? = nil, acquireTimeout: Duration? = nil, leaseTimeout: Duration? = nil) {
+            self.connectTimeout = connectTimeout
+            self.statementTimeout = statementTimeout
+            self.acquireTimeout = acquireTimeout
+            self.leaseTimeout = leaseTimeout
+        }
+    }
+
     /// The maximum number of connections.
     public let size: Int
+    /// The bounds this pool applies.
+    public let configuration: Configuration
     private let url: String
     private let threadPool: NIOThreadPool
     private let state: Mutex<State>
 
     /// Creates a pool. Opens no connection (see "Connecting lazily").
     /// - Parameters:
-    ///   - url: A libpq connection string, as for ``PGConnection/connect(url:)``.
+    ///   - url: A libpq connection string, as for ``PGConnection/connect(url:connectTimeout:)``.
     ///   - size: The maximum number of connections; values below 1 are treated as 1.
     ///   - threadPool: A started thread pool that runs every libpq call. Not owned by the pool.
-    public init(url: String, size: Int, threadPool: NIOThreadPool) {
+    ///   - configuration: Time bounds (default: only libpq's 10 s connect timeout).
+    public init(url: String, size: Int, threadPool: NIOThreadPool, configuration: Configuration = .init()) {
         let size = max(1, size)
         self.size = size
         self.url = url
         self.threadPool = threadPool
+        self.configuration = configuration
         self.state = Mutex(State(idle: Array(repeating: Slot(connection: nil, epoch: 0), count: size)))
     }
 
@@ -173,6 +209,9 @@ public final class PGPool: Sendable {
     /// delivered (`withoutActuallyEscaping` traps on that); it is still called exactly once, before this returns.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws -> T) async throws -> T {
         let slot = try await acquire()
+        if let leaseTimeout = configuration.leaseTimeout {
+            return try await withLeaseTimeout(leaseTimeout, slot: slot, body)
+        }
         let threadPool = self.threadPool
         let outcome: (result: Result<T, any Error>, slot: Slot)
         do {
@@ -234,12 +273,54 @@ public final class PGPool: Sendable {
             return (waiters, idle)
         }
         for waiter in waiters {
+            waiter.timer?.cancel()
             waiter.continuation.resume(throwing: PGError(code: .connectionClosed, message: "the pool was shut down"))
         }
         await close(idle)
     }
 
     // MARK: - Internals
+
+    /// `withConnection`'s lease with a client-side deadline: the work runs on the thread pool as usual; if it
+    /// has not finished when the deadline passes, the caller gets ``PGError/Code/timedOut`` and the slot is
+    /// released (its connection discarded) whenever the work does finish.
+    private func withLeaseTimeout<T: Sendable>(
+        _ timeout: Duration, slot: Slot, _ body: @escaping @Sendable (PGConnection) throws -> T
+    ) async throws -> T {
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let promise = loop.makePromise(of: T.self)
+        let work = threadPool.runIfActive(eventLoop: loop) { self.run(body, on: slot) }
+        let settled = OneShot()
+        let timer = loop.scheduleTask(in: Self.timeAmount(timeout)) {
+            guard settled.claim() else { return }
+            promise.fail(PGError(code: .timedOut, message: "the database did not answer within \(timeout) (lease timeout)"))
+        }
+        work.whenComplete { completion in
+            timer.cancel()
+            switch completion {
+            case .failure(let error):  // never ran (thread pool inactive): slot untouched
+                Task { await self.release(slot) }
+                if settled.claim() { promise.fail(error) }
+            case .success(let (result, finishedSlot)):
+                if settled.claim() {
+                    Task { await self.release(finishedSlot) }
+                    promise.completeWith(result)
+                } else {
+                    // Too late for the caller: the connection may be in any state; do not reuse it.
+                    Task {
+                        var slot = finishedSlot
+                        self.discard(&slot, suspectOthers: false)
+                        await self.release(slot)
+                    }
+                }
+            }
+        }
+        return try await promise.futureResult.get()
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
 
     private func acquire() async throws -> Slot {
         // Fast path: an idle slot and nobody waiting (the common case below saturation) needs no continuation.
@@ -260,6 +341,17 @@ public final class PGPool: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Slot, any Error>) in
+                let timer = configuration.acquireTimeout.map { timeout in
+                    MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: Self.timeAmount(timeout)) {
+                        let waiter = self.state.withLock { state -> Waiter? in
+                            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                            return state.waiters.remove(at: index)
+                        }
+                        waiter?.continuation.resume(
+                            throwing: PGError(
+                                code: .timedOut, message: "no database connection became free within \(timeout) (pool timeout)"))
+                    }
+                }
                 let immediate = state.withLock { state -> Result<Slot, any Error>? in
                     if state.isShutdown {
                         return .failure(PGError(code: .connectionClosed, message: "the pool was shut down"))
@@ -272,10 +364,11 @@ public final class PGPool: Sendable {
                         state.inUse += 1
                         return .success(slot)
                     }
-                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    state.waiters.append(Waiter(id: id, continuation: continuation, timer: timer))
                     return nil
                 }
                 if let immediate {
+                    timer?.cancel()
                     continuation.resume(with: immediate)
                 }
             }
@@ -284,6 +377,7 @@ public final class PGPool: Sendable {
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.waiters.remove(at: index)
             }
+            waiter?.timer?.cancel()
             waiter?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -309,6 +403,7 @@ public final class PGPool: Sendable {
             }
             return (nil, nil)
         }
+        waiter?.timer?.cancel()
         waiter?.continuation.resume(returning: slot)
         if let toClose {
             await close([toClose])
@@ -382,7 +477,15 @@ public final class PGPool: Sendable {
         if let connection = slot.connection {
             return .success(connection)
         }
-        let connected = Result { () throws(PGError) in try PGConnection.connect(url: url) }
+        let configuration = self.configuration
+        let connected = Result { () throws(PGError) in
+            let connection = try PGConnection.connect(url: url, connectTimeout: configuration.connectTimeout)
+            if let timeout = configuration.statementTimeout {
+                let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+                try connection.simpleQuery("SET statement_timeout = \(milliseconds)")
+            }
+            return connection
+        }
         state.withLock { state in
             if case .success = connected {
                 state.totalConnects += 1
@@ -409,5 +512,15 @@ public final class PGPool: Sendable {
                 state.epoch += 1
             }
         }
+    }
+}
+
+/// A flag that exactly one caller can claim.
+final class OneShot: Sendable {
+    private let claimed = Atomic<Bool>(false)
+
+    /// `true` for the first caller only.
+    func claim() -> Bool {
+        claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     }
 }

@@ -19,6 +19,8 @@ import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
+import ServiceLifecycle
+import UnixSignals
 import WebAuthnCore
 
 // Swift concurrency's global executor becomes NIO's event loops (the loops Hummingbird serves on): a request's
@@ -49,13 +51,24 @@ let libpqThreads = NIOThreadPool(numberOfThreads: settings.poolSize)
 libpqThreads.start()
 
 do {
-    let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: libpqThreads)
-    let applied = try await Migrator(directory: settings.migrations).migrate(using: pool)
+    // Migrations get their own connection without the serving bounds: a migration (or the wait for another
+    // instance's migration lock) may take longer than a request's statement timeout.
+    let migrationPool = PGPool(
+        url: settings.databaseURL, size: 1, threadPool: libpqThreads,
+        configuration: .init(connectTimeout: settings.databaseConnectTimeout))
+    let applied: [Migration]
+    do {
+        applied = try await Migrator(directory: settings.migrations).migrate(using: migrationPool)
+    } catch {
+        await migrationPool.shutdown()
+        throw error
+    }
+    await migrationPool.shutdown()
     for migration in applied { logger.info("applied migration", metadata: ["migration": .string(migration.description)]) }
     if arguments.first == "migrate" {
-        await pool.shutdown()
         exit(0)
     }
+    let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: libpqThreads, configuration: settings.poolConfiguration)
 
     var http = settings.http
     if settings.metricsEnabled {
@@ -151,13 +164,22 @@ do {
         router: buildRouter(service: service, configuration: http), server: settings.serverLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
-    try await app.runService()
+    // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are
+    // closed, requests in flight finish and their connections close after the response; past
+    // PASSKEYD_SHUTDOWN_TIMEOUT the remaining ones are cancelled. Then the background tasks stop, the pool
+    // closes its connections, and the process exits with 0.
+    var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    lifecycle.maximumGracefulShutdownDuration = settings.shutdownTimeout
+    lifecycle.maximumCancellationDuration = .seconds(5)
+    try await ServiceGroup(configuration: lifecycle).run()
+    logger.info("passkeyd stopping: HTTP server closed; closing the database pool")
     purger.cancel()
     metadataReloader.cancel()
     await purger.value
     await metadataReloader.value
     await pool.shutdown()
     try? await libpqThreads.shutdownGracefully()
+    logger.info("passkeyd stopped", metadata: ["pool_open_connections": .stringConvertible(pool.stats.open)])
 } catch {
     logger.critical("passkeyd stopped", metadata: ["error": .string("\(error)")])
     exit(1)

@@ -1,5 +1,6 @@
 import COSECrypto
 public import Foundation
+public import LibPQ
 public import Logging
 public import PasskeyHTTP
 import PasskeyMetadata
@@ -31,6 +32,16 @@ public struct Settings: Sendable {
     /// libpq connection string (may contain a password: never log it).
     public var databaseURL: String
     public var poolSize: Int
+    /// `PASSKEYD_DB_CONNECT_TIMEOUT`: libpq `connect_timeout` in seconds (per host), unless the URL sets one.
+    public var databaseConnectTimeout: Int
+    /// `PASSKEYD_DB_STATEMENT_TIMEOUT`: `statement_timeout` set on every pooled connection; `nil` (0) = leave
+    /// the server's setting.
+    public var databaseStatementTimeout: Duration?
+    /// `PASSKEYD_DB_POOL_TIMEOUT`: longest a request waits for a free pooled connection.
+    public var databasePoolTimeout: Duration
+    /// `PASSKEYD_SHUTDOWN_TIMEOUT`: after SIGTERM/SIGINT, how long in-flight requests may take before they are
+    /// cancelled.
+    public var shutdownTimeout: Duration
     public var migrations: URL
     public var relyingParty: RelyingParty
     /// Bearer keys for the ceremony endpoints; empty = open.
@@ -67,6 +78,15 @@ public struct Settings: Sendable {
     /// Bounds on pending ceremonies (`PASSKEYD_PENDING_PER_USER`, `PASSKEYD_PENDING_MAX`).
     public var ceremonyCaps: CeremonyCaps
 
+    /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
+    /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
+    /// never fires); no lease bound when the statement timeout is off.
+    public var poolConfiguration: PGPool.Configuration {
+        PGPool.Configuration(
+            connectTimeout: databaseConnectTimeout, statementTimeout: databaseStatementTimeout, acquireTimeout: databasePoolTimeout,
+            leaseTimeout: databaseStatementTimeout.map { $0 + .seconds(databaseConnectTimeout + 1) })
+    }
+
     /// The HTTP layer's settings (keys, limits); the executable adds the metrics factory and exporter.
     public var http: HTTPConfiguration {
         HTTPConfiguration(
@@ -85,6 +105,7 @@ public struct Settings: Sendable {
         "PASSKEYD_RATE_LIMIT_CLIENT", "PASSKEYD_RATE_LIMIT_API_KEY", "PASSKEYD_RATE_LIMIT_USER", "PASSKEYD_RATE_LIMIT_ADMIN",
         "PASSKEYD_RATE_LIMIT_METRICS", "PASSKEYD_CLIENT_ADDRESS_HEADER", "PASSKEYD_TRUSTED_PROXY_HOPS",
         "PASSKEYD_PENDING_PER_USER", "PASSKEYD_PENDING_MAX",
+        "PASSKEYD_DB_CONNECT_TIMEOUT", "PASSKEYD_DB_STATEMENT_TIMEOUT", "PASSKEYD_DB_POOL_TIMEOUT", "PASSKEYD_SHUTDOWN_TIMEOUT",
     ]
     /// `PASSKEYD_UNSAFE_POLICIES`: the named departures from W3C verification that the FIDO conformance tools
     /// expect, with what each one accepts. Never for production.
@@ -176,6 +197,11 @@ public struct Settings: Sendable {
         }
         databaseURL = url
         poolSize = try reader.integer("PASSKEYD_POOL_SIZE", default: 8, in: 1...1000)
+        databaseConnectTimeout = try reader.integer("PASSKEYD_DB_CONNECT_TIMEOUT", default: 5, in: 2...300)
+        let statementTimeout = try reader.integer("PASSKEYD_DB_STATEMENT_TIMEOUT", default: 5000, in: 0...3_600_000)
+        databaseStatementTimeout = statementTimeout == 0 ? nil : .milliseconds(statementTimeout)
+        databasePoolTimeout = .milliseconds(try reader.integer("PASSKEYD_DB_POOL_TIMEOUT", default: 2000, in: 1...600_000))
+        shutdownTimeout = .seconds(try reader.integer("PASSKEYD_SHUTDOWN_TIMEOUT", default: 30, in: 1...3600))
 
         let migrationsPath = reader.value("PASSKEYD_MIGRATIONS") ?? "Migrations"
         var isDirectory: ObjCBool = false

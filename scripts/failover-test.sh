@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Failover under load with a real streaming replica (scripts/dev.sh test runs it after shutdown-test.sh).
+#
+#   scripts/failover-test.sh BIN_DIR [--async]
+#
+# BIN_DIR holds passkeyd and passkeyd-softkey. Starts two PostgreSQL 15 clusters of its own on 127.0.0.1
+# (primary :${FAILOVER_PORT:-25461}, standby :port+1, under var/failover or /tmp when the postgres user cannot
+# reach var/): the standby is a `pg_basebackup -R` of the primary, streaming, and synchronous
+# (synchronous_standby_names = standby1, synchronous_commit = on). With --async the primary does not wait for it,
+# and the standby's link is cut (primary_conninfo pointed at a closed port) ${FAILOVER_LAG_SECONDS:-2} s before the
+# primary stops, standing for a replica that lags or lost its link.
+#
+# passkeyd runs with PASSKEYD_DATABASE_URL=postgresql://postgres@127.0.0.1:P1,127.0.0.1:P2/passkeyd?
+# target_session_attrs=read-write. ${FAILOVER_WORKERS:-6} workers (scripts/ackload.sh: new users registering,
+# then signing in) run for ${FAILOVER_SECONDS:-24} s; after ${FAILOVER_SWITCH_AT:-8} s the primary is stopped
+# (pg_ctl stop -m immediate) and, ${FAILOVER_PROMOTE_DELAY:-1} s later, the standby promoted (pg_ctl promote).
+# passkeyd is not restarted. Afterwards, on the new primary: every acknowledged registration (201) must exist
+# and every credential's sign_count must be ≥ the highest counter acknowledged (200) for it.
+# Prints acknowledged requests before/after the switch, failures during it, the time to the first acknowledged
+# finish after the stop, and exits 1 on any loss. Stops by itself (load deadline; every step has a timeout).
+set -euo pipefail
+bin="$(cd "${1:?usage: scripts/failover-test.sh BIN_DIR [--async]}" && pwd)"
+mode="sync"
+[[ ${2:-} == --async ]] && mode="async"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+# shellcheck source=scripts/ackload.sh
+source "$repo/scripts/ackload.sh"
+pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
+p1="${FAILOVER_PORT:-25461}"
+p2=$((p1 + 1))
+port="${FAILOVER_HTTP_PORT:-18082}"
+workers="${FAILOVER_WORKERS:-6}"
+seconds="${FAILOVER_SECONDS:-24}"
+switch_at="${FAILOVER_SWITCH_AT:-8}"
+work="$(mktemp -d)"
+chmod 0755 "$work"
+
+# Cluster root: var/failover if the server's OS user can reach it, else /tmp (as scripts/postgres.sh does).
+as_pg() { if [[ $(id -u) == 0 ]]; then (cd / && runuser -u postgres -- "$@"); else (cd / && "$@"); fi; }
+root="$repo/var/failover"
+if [[ $(id -u) == 0 ]]; then
+    id -u postgres >/dev/null 2>&1 || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin postgres
+    mkdir -p "$repo/var"
+    runuser -u postgres -- test -x "$repo/var" 2>/dev/null || root="/tmp/passkeyd-failover-$(printf '%s' "$repo" | sha256sum | cut -c1-12)"
+fi
+primary="$root/primary"
+standby="$root/standby"
+server=""
+cleanup() {
+    [[ -n $server ]] && { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+    for dir in "$primary" "$standby"; do
+        [[ -f $dir/postmaster.pid ]] && as_pg "$pgbin/pg_ctl" stop -D "$dir" -m immediate -w -t 20 >/dev/null 2>&1 || true
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "failover-test: FAIL: $*" >&2; tail -n 20 "$work/passkeyd.log" >&2 2>/dev/null || true; exit 1; }
+
+# --- the two clusters ---
+for dir in "$primary" "$standby"; do
+    [[ -f $dir/postmaster.pid ]] && as_pg "$pgbin/pg_ctl" stop -D "$dir" -m immediate -w -t 20 >/dev/null 2>&1 || true
+done
+rm -rf "$root"
+mkdir -p "$root"
+chmod 0755 "$root"
+[[ $(id -u) == 0 ]] && chown postgres: "$root"
+as_pg "$pgbin/initdb" -D "$primary" -U postgres --auth=trust --encoding=UTF8 --no-locale --no-instructions >"$work/initdb.log" 2>&1 \
+    || { cat "$work/initdb.log" >&2; fail "initdb"; }
+sync_names="standby1"
+[[ $mode == async ]] && sync_names=""
+conf() { # conf DIR PORT NAME SYNC_NAMES: the settings of this test, in DIR/failover.conf
+    as_pg tee "$1/failover.conf" >/dev/null <<EOF
+listen_addresses = '127.0.0.1'
+port = $2
+unix_socket_directories = '$1'
+cluster_name = '$3'
+wal_level = replica
+max_wal_senders = 4
+hot_standby = on
+synchronous_standby_names = '$4'
+synchronous_commit = on
+fsync = off
+full_page_writes = off
+max_connections = 50
+log_min_messages = warning
+EOF
+}
+printf "\ninclude = 'failover.conf'\n" | as_pg tee -a "$primary/postgresql.conf" >/dev/null
+conf "$primary" "$p1" primary ""   # synchronous once the standby exists (CREATE DATABASE would wait for it)
+as_pg "$pgbin/pg_ctl" start -D "$primary" -l "$root/primary.log" -w -t 30 >/dev/null || fail "primary did not start"
+psql1=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$p1" -U postgres)
+timeout 30 "${psql1[@]}" -d postgres -c "CREATE DATABASE passkeyd" >/dev/null || fail "CREATE DATABASE"
+as_pg "$pgbin/pg_basebackup" -h 127.0.0.1 -p "$p1" -U postgres -D "$standby" -R -X stream -c fast >"$work/basebackup.log" 2>&1 \
+    || { cat "$work/basebackup.log" >&2; fail "pg_basebackup"; }
+conf "$standby" "$p2" standby1 ""   # the standby has no standby of its own: after promotion it must not wait for one
+as_pg "$pgbin/pg_ctl" start -D "$standby" -l "$root/standby.log" -w -t 30 >/dev/null || fail "standby did not start"
+psql2=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$p2" -U postgres)
+conf "$primary" "$p1" primary "$sync_names"
+as_pg "$pgbin/pg_ctl" reload -D "$primary" >/dev/null
+state=""
+for _ in $(seq 100); do
+    state=$("${psql1[@]}" -d postgres -A -t -c "SELECT application_name || ':' || state || ':' || sync_state FROM pg_stat_replication")
+    [[ $state == "standby1:streaming:$([[ $mode == sync ]] && echo sync || echo async)" ]] && break
+    sleep 0.1
+done
+echo "failover-test: mode $mode; primary :$p1, standby :$p2 ($state), clusters in $root"
+[[ $mode == sync && $state != "standby1:streaming:sync" ]] && fail "the standby is not a synchronous streaming replica ($state)"
+
+# --- passkeyd on the multi-host URL ---
+export PATH="$bin:$PATH" API="http://127.0.0.1:$port" ACKLOAD_PREFIX="fo$(date +%s%N | tail -c 10)"
+export PASSKEYD_DATABASE_URL="postgresql://postgres@127.0.0.1:$p1,127.0.0.1:$p2/passkeyd?target_session_attrs=read-write"
+export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
+export PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}" PASSKEYD_DB_CONNECT_TIMEOUT="${PASSKEYD_DB_CONNECT_TIMEOUT:-2}"
+passkeyd 2>"$work/passkeyd.log" &
+server=$!
+for _ in $(seq 100); do curl -sf "$API/readyz" >/dev/null && break; sleep 0.2; done
+curl -sf "$API/readyz" >/dev/null || fail "passkeyd did not become ready"
+
+# --- load, switch, more load ---
+start=$(date +%s.%N)
+deadline=$(($(date +%s) + seconds))
+pids=()
+for ((w = 1; w <= workers; w++)); do
+    ackload_worker "$w" "$work" "$work/stop" "$deadline" &
+    pids+=($!)
+done
+if [[ $mode == async ]]; then
+    sleep $((switch_at - ${FAILOVER_LAG_SECONDS:-2}))
+    # Cut the standby's link: its WAL receiver restarts with a primary_conninfo that leads nowhere.
+    timeout 20 "${psql2[@]}" -d postgres -c "ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 user=postgres'" \
+        -c "SELECT pg_reload_conf()" >/dev/null || fail "could not cut the standby's link"
+    sleep "${FAILOVER_LAG_SECONDS:-2}"
+else
+    sleep "$switch_at"
+fi
+stop_at=$(date +%s.%N)
+as_pg "$pgbin/pg_ctl" stop -D "$primary" -m immediate -w -t 20 >/dev/null || fail "could not stop the primary"
+sleep "${FAILOVER_PROMOTE_DELAY:-1}"
+as_pg "$pgbin/pg_ctl" promote -D "$standby" -w -t 30 >/dev/null || fail "could not promote the standby"
+promoted_at=$(date +%s.%N)
+for pid in "${pids[@]}"; do wait "$pid" || true; done
+touch "$work/stop"
+alive=yes
+kill -0 "$server" 2>/dev/null || alive=no
+
+# --- count and check on the new primary ---
+cat "$work"/log.* >"$work/requests.log"
+read -r acked_before acked_after recovered_at < <(awk -v s="$stop_at" '
+    $1 ~ /finish$/ && $4 ~ /^2/ && $3 <= s { before++ }
+    $1 ~ /finish$/ && $4 ~ /^2/ && $3 > s { after++ }
+    $2 > s && $4 ~ /^2/ && (first == "" || $3 < first) { first = $3 }
+    END { printf "%d %d %s\n", before, after, (first == "" ? "none" : first) }' "$work/requests.log")
+# Recovered: the first request sent after the stop that succeeded (every ceremony request writes to the primary).
+if [[ $recovered_at != none ]]; then
+    failed_switch=$(awk -v s="$stop_at" -v f="$recovered_at" '$3 > s && $3 < f && $4 !~ /^2/' "$work/requests.log" | wc -l)
+    recovery=$(awk -v a="$stop_at" -v b="$recovered_at" 'BEGIN { printf "%.2f", b - a }')
+    after_promote=$(awk -v a="$promoted_at" -v b="$recovered_at" 'BEGIN { printf "%.2f", b - a }')
+else
+    failed_switch=$(awk -v s="$stop_at" '$3 > s && $4 !~ /^2/' "$work/requests.log" | wc -l)
+    recovery="never"
+    after_promote="never"
+fi
+failed_total=$(awk '$4 !~ /^2/' "$work/requests.log" | wc -l)
+statuses=$(awk -v s="$stop_at" '$3 > s && $4 !~ /^2/ { n[$4 "/" $5]++ } END { for (k in n) printf "%s×%d ", k, n[k] }' "$work/requests.log")
+acked_before_reg=$(awk -v s="$stop_at" '$1 == "regfinish" && $4 == 201 && $3 <= s' "$work/requests.log" | wc -l)
+acked_before_auth=$(awk -v s="$stop_at" '$1 == "authfinish" && $4 == 200 && $3 <= s' "$work/requests.log" | wc -l)
+ackload_check "$work" "${psql2[@]}" -d passkeyd >"$work/check.txt" 2>"$work/check.err" || true
+lost=$((ACKLOAD_MISSING + ACKLOAD_BEHIND))
+
+echo "failover-test: $workers workers for ${seconds} s; primary stopped (immediate) at +$(awk -v a="$start" -v b="$stop_at" 'BEGIN { printf "%.1f", b - a }') s, standby promoted $(awk -v a="$stop_at" -v b="$promoted_at" 'BEGIN { printf "%.1f", b - a }') s later; passkeyd not restarted (still running: $alive)"
+echo "failover-test: acknowledged finishes before the stop $acked_before ($acked_before_reg registrations, $acked_before_auth sign-ins), after it $acked_after"
+echo "failover-test: requests failed between the stop and the first success after it: $failed_switch (HTTP/curl: ${statuses:-none}); failed in the whole run: $failed_total"
+echo "failover-test: time to recover (first request sent after the stop to succeed): $recovery s after the stop, $after_promote s after the promotion"
+echo "failover-test: on the new primary: $(cat "$work/check.txt")"
+[[ -s $work/check.err ]] && head -n 10 "$work/check.err" | sed 's/^/failover-test: /'
+echo "failover-test: lost acknowledged requests: $lost"
+[[ $alive == yes ]] || fail "passkeyd exited"
+[[ $recovered_at != none ]] || fail "passkeyd did not recover after the promotion"
+((lost == 0)) || fail "$lost acknowledged registrations or counter advances are missing on the new primary ($mode replication)"
+echo "failover-test: passed ($mode replication)"
