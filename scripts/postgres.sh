@@ -158,7 +158,9 @@ init_cluster() {
             || { cat "$PGROOT/log/initdb.log" >&2; die "initdb failed (log: $PGROOT/log/initdb.log)"; }
         printf "\ninclude_if_exists = 'passkeyd.conf'\n" | as_server_user tee -a "$DATA/postgresql.conf" >/dev/null
     fi
-    # Rewritten on every start so that the port and socket directory follow the environment.
+    # Rewritten on every start so that the port and socket directory follow the environment. max_connections 300:
+    # the test suite runs its PostgreSQL suites in parallel, each with its own pools (100 ran out at ~520 tests).
+
     as_server_user tee "$DATA/passkeyd.conf" >/dev/null <<EOF
 # Written by scripts/postgres.sh on every start: local throwaway cluster, do not edit.
 listen_addresses = '127.0.0.1'
@@ -168,7 +170,7 @@ unix_socket_permissions = 0777
 fsync = off
 synchronous_commit = off
 full_page_writes = off
-max_connections = 100
+max_connections = 300
 shared_buffers = $(sql_quote "$SHARED_BUFFERS")
 log_min_messages = warning
 log_min_error_statement = panic

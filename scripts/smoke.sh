@@ -67,6 +67,9 @@ expect 404 POST /v1/authentication/finish --json @assert.json >/dev/null
 expect 401 GET /v1/admin/users >/dev/null
 expect 204 DELETE "/v1/admin/users/$user_id" "${ADMIN[@]}" >/dev/null
 expect 404 GET "/v1/admin/users/$user_id" "${ADMIN[@]}" >/dev/null
+expect 200 GET "/v1/admin/audit-events?user=$user_id" "${ADMIN[@]}" \
+    | jq -e '[.events[].event] == ["user.created","credential.registered","credential.registered","credential.renamed","credential.deleted","credential.deleted","user.deleted"]' >/dev/null \
+    || fail "audit trail"
 expect 200 GET /openapi.json | jq -e '.openapi' >/dev/null || fail "openapi"
 curl -sf "$API/metrics" | grep -q '^passkeyd_requests_total' || fail "metrics"
 kill -TERM $server

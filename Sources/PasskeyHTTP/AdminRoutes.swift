@@ -16,6 +16,7 @@ import WebAuthnModel
 ///     GET    /v1/admin/credentials/:credentialId      one credential with its owner
 ///     PATCH  /v1/admin/credentials/:credentialId      {"nickname": string|null}
 ///     DELETE /v1/admin/credentials/:credentialId      (204)
+///     GET    /v1/admin/audit-events?user=&since=&until=&limit=&after=   the audit trail, oldest first, paged
 func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     let admin = AdminAPI(store: api.service.store, service: api.service)
     router.get("/v1/admin/users") { request, context in
@@ -46,6 +47,9 @@ func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
             try await admin.rename(try AdminAPI.id(context, "credentialId"), body: body)
         }
     }
+    router.get("/v1/admin/audit-events") { request, context in
+        await api.handle(request, context, .adminAuditEvents) { _, _ in try await admin.auditEvents(request.uri.queryParameters) }
+    }
     router.delete("/v1/admin/credentials/:credentialId") { request, context in
         await api.handle(request, context, .adminDeleteCredential) { _, context in
             try await admin.deleteCredential(try AdminAPI.id(context, "credentialId"))
@@ -61,6 +65,7 @@ extension Operation {
     static let adminGetCredential = Operation(name: "admin_get_credential", access: .admin)
     static let adminRenameCredential = Operation(name: "admin_rename_credential", access: .admin)
     static let adminDeleteCredential = Operation(name: "admin_delete_credential", access: .admin)
+    static let adminAuditEvents = Operation(name: "admin_audit_events", access: .admin)
 }
 
 extension APIError {
@@ -126,6 +131,50 @@ struct AdminAPI: Sendable {
         return try Self.json(status: .ok, UserPage(users: page.map(UserJSON.init), next: next))
     }
 
+    /// `user` (a user id), `since` / `until` (RFC 3339 times: since ≤ occurredAt < until), `limit` (1-200, default
+    /// 50), `after` (the previous page's `next`).
+    func auditEvents(_ query: Parameters) async throws -> Response {
+        var audit = AuditQuery(limit: Self.defaultPageSize)
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...Self.maxPageSize).contains(value) else {
+                throw APIError.invalidParameter("limit must be an integer from 1 to \(Self.maxPageSize).")
+            }
+            audit.limit = value
+        }
+        if let text = query.get("user"), !text.isEmpty {
+            guard let handle = Base64URL.decode(text), (1...64).contains(handle.count) else {
+                throw APIError.invalidParameter("user must be a user id (base64url).")
+            }
+            audit.userHandle = handle
+        }
+        for (name, keyPath) in [("since", \AuditQuery.since), ("until", \AuditQuery.until)] {
+            guard let text = query.get(name), !text.isEmpty else { continue }
+            guard let date = Self.time(text) else {
+                throw APIError.invalidParameter("\(name) must be an RFC 3339 time, e.g. 2026-11-24T12:00:00Z.")
+            }
+            audit[keyPath: keyPath] = date
+        }
+        if let text = query.get("after"), !text.isEmpty {
+            guard let id = Int64(text), id >= 0 else { throw APIError.invalidParameter("after must be a cursor from a previous page.") }
+            audit.after = id
+        }
+        let limit = audit.limit
+        audit.limit += 1  // one more than the page tells whether there is a next page
+        let events = try await store.auditEvents(audit)
+        let page = events.prefix(limit)
+        let next = events.count > limit ? page.last.map { String($0.id) } : nil
+        return try Self.json(status: .ok, AuditPage(events: page.map(AuditEventJSON.init), next: next))
+    }
+
+    /// RFC 3339 with or without fractional seconds.
+    static func time(_ text: String) -> Date? {
+        let plain = ISO8601DateFormatter()
+        if let date = plain.date(from: text) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text)
+    }
+
     func user(_ handle: [UInt8], withCredentials: Bool) async throws -> Response {
         guard let user = try await store.user(handle: handle) else { throw APIError.userUnknown }
         let metadata = self.metadata
@@ -137,7 +186,8 @@ struct AdminAPI: Sendable {
     }
 
     func deleteUser(_ handle: [UInt8]) async throws -> Response {
-        guard try await store.deleteUser(handle: handle) else { throw APIError.userUnknown }
+        guard try await store.deleteUser(handle: handle, audit: RequestScope.audit) else { throw APIError.userUnknown }
+        RequestScope.log(.userDeleted, user: handle)
         return Response(status: .noContent)
     }
 
@@ -157,12 +207,16 @@ struct AdminAPI: Sendable {
         case .string(let text) where text.utf8.count <= 256: nickname = text.isEmpty ? nil : text
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes, or null.")
         }
-        guard let credential = try await store.renameCredential(id: id, nickname: nickname) else { throw APIError.credentialUnknown }
+        guard let credential = try await store.renameCredential(id: id, nickname: nickname, audit: RequestScope.audit) else {
+            throw APIError.credentialUnknown
+        }
+        RequestScope.log(.credentialRenamed, user: credential.record.userHandle, credential: id)
         return try Self.json(status: .ok, ["credential": adminJSON(credential, metadata: metadata)])
     }
 
     func deleteCredential(_ id: [UInt8]) async throws -> Response {
-        guard try await store.deleteCredential(id: id) else { throw APIError.credentialUnknown }
+        guard try await store.deleteCredential(id: id, audit: RequestScope.audit) else { throw APIError.credentialUnknown }
+        RequestScope.log(.credentialDeleted, user: nil, credential: id)
         return Response(status: .noContent)
     }
 }
@@ -179,6 +233,56 @@ struct UserPage: Encodable {
     }
 
     enum CodingKeys: String, CodingKey { case users, next }
+}
+
+/// An audit event as the admin API shows it: ids base64url, absent values null.
+struct AuditEventJSON: Encodable {
+    let id: String
+    let occurredAt: Date
+    let event: String
+    let requestId: String?
+    let actor: String
+    let userId: String?
+    let credentialId: String?
+    let clientAddress: String?
+
+    init(_ event: AuditEvent) {
+        id = String(event.id)
+        occurredAt = event.occurredAt
+        self.event = event.kind.rawValue
+        requestId = event.context.requestID
+        actor = event.context.actor
+        userId = event.userHandle.map(Base64URL.encode)
+        credentialId = event.credentialID.map(Base64URL.encode)
+        clientAddress = event.context.clientAddress
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(occurredAt, forKey: .occurredAt)
+        try container.encode(event, forKey: .event)
+        try container.encode(requestId, forKey: .requestId)
+        try container.encode(actor, forKey: .actor)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(credentialId, forKey: .credentialId)
+        try container.encode(clientAddress, forKey: .clientAddress)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, event, requestId, actor, userId, credentialId, clientAddress }
+}
+
+struct AuditPage: Encodable {
+    let events: [AuditEventJSON]
+    let next: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(events, forKey: .events)
+        try container.encode(next, forKey: .next)
+    }
+
+    enum CodingKeys: String, CodingKey { case events, next }
 }
 
 struct UserWithCredentials: Encodable {

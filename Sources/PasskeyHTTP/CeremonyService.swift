@@ -94,23 +94,27 @@ public struct CeremonyService: Sendable {
 
     /// Finishes a registration in one store call: consumes the ceremony (also when verification fails), verifies
     /// (no I/O), stores.
+    /// The change is recorded in the audit trail under `audit` (`user.created` for a sign-up, and
+    /// `credential.registered`) and logged when the request has a ``RequestScope``.
     public func finishRegistration(
-        _ response: RegistrationResponseJSON, nickname: String?
+        _ response: RegistrationResponseJSON, nickname: String?, audit: AuditContext
     ) async throws -> (user: StoredUser, credential: StoredCredential, verified: VerifiedRegistration) {
         guard let challenge = response.unverifiedChallenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
         let (relyingParty, now) = (self.relyingParty, now())
-        let (outcome, stored) = try await store.finishRegistration(challenge: challenge, nickname: nickname) { ceremony in
-            let verified = Result { () throws -> VerifiedRegistration in
+        let (outcome, stored) = try await store.finishRegistration(challenge: challenge, nickname: nickname, audit: audit) { ceremony in
+            let verified = Result { () throws -> (VerifiedRegistration, RegistrationIntent) in
                 guard let ceremony else { throw APIError.challengeUnknown }
                 let state = try RegistrationState(stateBytes: ceremony.state)
-                return try relyingParty.finishRegistration(response, state: state, now: now)
+                return (try relyingParty.finishRegistration(response, state: state, now: now), ceremony.intent)
             }
-            return (verified, try? verified.get())
+            return (verified, try? verified.get().0)
         }
-        let verified = try outcome.get()
+        let (verified, intent) = try outcome.get()
         guard let (user, credential) = stored else { throw StoreError(.unavailable, "registration not stored") }
+        if intent == .newUser { RequestScope.log(.userCreated, user: user.handle) }
+        RequestScope.log(.credentialRegistered, user: user.handle, credential: credential.id)
         return (user, credential, verified)
     }
 

@@ -264,7 +264,7 @@ extension API {
                 }
                 try Self.checkBinding(response.unverifiedChallenge, session: sessionChallenge)
                 consumed = true
-                _ = try await service.finishRegistration(response, nickname: nil)
+                _ = try await service.finishRegistration(response, nickname: nil, audit: RequestScope.audit)
             case .authentication:
                 let response: UnverifiedAuthenticationResponse
                 do {

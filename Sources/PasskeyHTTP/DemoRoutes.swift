@@ -208,8 +208,9 @@ struct DemoAPI: Sendable {
         // 6.3.1 optimiser (release builds; LLVM CoroSplit, emitSetAndGetSwiftErrorValueAround).
         let credential = try await store.credential(id: id)
         guard let credential, credential.record.userHandle == handle else { throw APIError.credentialUnknown }
-        let deleted = try await store.deleteCredential(id: id)
+        let deleted = try await store.deleteCredential(id: id, audit: RequestScope.audit)
         guard deleted else { throw APIError.credentialUnknown }
+        RequestScope.log(.credentialDeleted, user: handle, credential: id)
         return Response(status: .noContent)
     }
 }

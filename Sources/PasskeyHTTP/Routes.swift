@@ -150,9 +150,13 @@ struct API: Sendable {
             case .ceremony: try RateLimiter.check(limiter.perClient, client, scope: "client")
             case .admin: try RateLimiter.check(limiter.admin, client, scope: "admin")
             }
-            if let key = try authorize(request, operation.access), operation.access == .ceremony {
+            let key = try authorize(request, operation.access)
+            if let key, operation.access == .ceremony {
                 try RateLimiter.check(limiter.perAPIKey, "key\(key)", scope: "api_key")
             }
+            let scope = RequestScope(
+                audit: AuditContext(requestID: context.id, actor: actor(operation, key: key), clientAddress: client),
+                logger: context.logger)
             var request = request
             let buffer: ByteBuffer
             do {
@@ -160,7 +164,7 @@ struct API: Sendable {
             } catch {
                 throw APIError.bodyTooLarge
             }
-            response = try await body(Array(buffer.readableBytesView), context)
+            response = try await RequestScope.$current.withValue(scope) { try await body(Array(buffer.readableBytesView), context) }
         } catch {
             let failure = FailedRequest(error)
             response = rawJSON(status: HTTPResponse.Status(code: failure.error.status), failureBody(failure.error))
@@ -195,6 +199,16 @@ struct API: Sendable {
                 if let reason = failed.reason, !reason.isEmpty { metadata["reason"] = .string(reason) }
                 return metadata
             }())
+    }
+
+    /// Who is asking, for the audit trail: the key's fingerprint, never the key.
+    func actor(_ operation: Operation, key: Int?) -> String {
+        if operation.name.hasPrefix("demo_") { return "demo" }
+        if operation.name.hasPrefix("conformance_") { return "conformance" }
+        switch operation.access {
+        case .admin: return "admin:" + (key.map { RequestScope.fingerprint(adminKeyDigests[$0]) } ?? "unknown")
+        case .ceremony: return key.map { "api:" + RequestScope.fingerprint(keyDigests[$0]) } ?? "api:open"
+        }
     }
 
     /// Checks the bearer key; returns which of the configured keys it is (nil when the endpoints are open).
@@ -330,7 +344,7 @@ struct API: Sendable {
         case .string(let value)? where value.utf8.count <= 256: nickname = value
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes.")
         }
-        let (user, credential, verified) = try await service.finishRegistration(response, nickname: nickname)
+        let (user, credential, verified) = try await service.finishRegistration(response, nickname: nickname, audit: RequestScope.audit)
         let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified))
         return rawJSON(status: .created, result.jsonBytes)
     }

@@ -7,6 +7,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     private var users: [[UInt8]: StoredUser] = [:]
     private var credentials: [[UInt8]: StoredCredential] = [:]
     private var ceremonies: [[UInt8]: PendingCeremony] = [:]
+    private var events: [AuditEvent] = []
     private let now: @Sendable () -> Date
     private let caps: CeremonyCaps
 
@@ -50,8 +51,20 @@ public actor InMemoryPasskeyStore: PasskeyStore {
             user: credential.flatMap { users[$0.record.userHandle] })
     }
 
+    private func record(_ kind: AuditEventKind, _ audit: AuditContext, user: [UInt8]?, credential: [UInt8]?) {
+        events.append(AuditEvent(
+            id: Int64(events.count + 1), occurredAt: now(), kind: kind, context: audit, userHandle: user, credentialID: credential))
+    }
+
+    public func auditEvents(_ query: AuditQuery) -> [AuditEvent] {
+        events.filter { event in
+            (query.userHandle.map { event.userHandle == $0 } ?? true) && (query.since.map { event.occurredAt >= $0 } ?? true)
+                && (query.until.map { event.occurredAt < $0 } ?? true) && (query.after.map { event.id > $0 } ?? true)
+        }.prefix(max(0, query.limit)).map { $0 }
+    }
+
     public func register(
-        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent, audit: AuditContext
     ) throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
         let entity = registration.user
         let user: StoredUser
@@ -74,6 +87,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
             nickname: nickname, createdAt: now(), lastUsedAt: nil, attestationObject: registration.attestationObject,
             clientDataJSON: registration.clientDataJSON, attestation: StoredAttestation(registration))
         credentials[credential.id] = credential
+        if intent == .newUser { record(.userCreated, audit, user: user.handle, credential: nil) }
+        record(.credentialRegistered, audit, user: user.handle, credential: credential.id)
         return (user, credential)
     }
 
@@ -103,16 +118,26 @@ public actor InMemoryPasskeyStore: PasskeyStore {
 
     public func credential(id: [UInt8]) -> StoredCredential? { credentials[id] }
 
-    public func renameCredential(id: [UInt8], nickname: String?) -> StoredCredential? {
+    public func renameCredential(id: [UInt8], nickname: String?, audit: AuditContext) -> StoredCredential? {
+        guard credentials[id] != nil else { return nil }
         credentials[id]?.nickname = nickname
+        record(.credentialRenamed, audit, user: credentials[id]?.record.userHandle, credential: id)
         return credentials[id]
     }
 
-    public func deleteCredential(id: [UInt8]) -> Bool { credentials.removeValue(forKey: id) != nil }
+    public func deleteCredential(id: [UInt8], audit: AuditContext) -> Bool {
+        guard let removed = credentials.removeValue(forKey: id) else { return false }
+        record(.credentialDeleted, audit, user: removed.record.userHandle, credential: id)
+        return true
+    }
 
-    public func deleteUser(handle: [UInt8]) -> Bool {
+    public func deleteUser(handle: [UInt8], audit: AuditContext) -> Bool {
         guard users.removeValue(forKey: handle) != nil else { return false }
+        for credential in credentials.values where credential.record.userHandle == handle {
+            record(.credentialDeleted, audit, user: handle, credential: credential.id)
+        }
         credentials = credentials.filter { $0.value.record.userHandle != handle }
+        record(.userDeleted, audit, user: handle, credential: nil)
         return true
     }
 

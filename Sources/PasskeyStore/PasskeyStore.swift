@@ -160,6 +160,74 @@ public struct CeremonyCaps: Sendable, Hashable {
     public static let none = CeremonyCaps()
 }
 
+/// Who asked for a change, recorded with its audit event.
+public struct AuditContext: Sendable, Hashable {
+    /// The request's id (the same as in its log lines).
+    public var requestID: String?
+    /// `api:<fingerprint>`, `admin:<fingerprint>` (first 16 hex digits of SHA-256 of the key), `api:open`, `demo`,
+    /// `conformance`, or a tool's name.
+    public var actor: String
+    /// The client's address as the rate limits see it.
+    public var clientAddress: String?
+
+    public init(requestID: String? = nil, actor: String, clientAddress: String? = nil) {
+        self.requestID = requestID
+        self.actor = actor
+        self.clientAddress = clientAddress
+    }
+
+    /// For calls outside a request (tests, tools).
+    public static let system = AuditContext(actor: "system")
+}
+
+/// What an audit event records.
+public enum AuditEventKind: String, Sendable, Hashable, CaseIterable {
+    case userCreated = "user.created"
+    case userDeleted = "user.deleted"
+    case credentialRegistered = "credential.registered"
+    case credentialRenamed = "credential.renamed"
+    case credentialDeleted = "credential.deleted"
+}
+
+/// One row of the append-only audit trail.
+public struct AuditEvent: Sendable, Hashable {
+    /// Increasing with time; the paging cursor.
+    public let id: Int64
+    public let occurredAt: Date
+    public let kind: AuditEventKind
+    public let context: AuditContext
+    public let userHandle: [UInt8]?
+    public let credentialID: [UInt8]?
+
+    public init(
+        id: Int64, occurredAt: Date, kind: AuditEventKind, context: AuditContext, userHandle: [UInt8]?, credentialID: [UInt8]?
+    ) {
+        self.id = id
+        self.occurredAt = occurredAt
+        self.kind = kind
+        self.context = context
+        self.userHandle = userHandle
+        self.credentialID = credentialID
+    }
+}
+
+/// Which audit events to list: all filters optional; ordered by id, after the cursor `after`.
+public struct AuditQuery: Sendable, Hashable {
+    public var userHandle: [UInt8]?
+    public var since: Date?
+    public var until: Date?
+    public var after: Int64?
+    public var limit: Int
+
+    public init(userHandle: [UInt8]? = nil, since: Date? = nil, until: Date? = nil, after: Int64? = nil, limit: Int = 50) {
+        self.userHandle = userHandle
+        self.since = since
+        self.until = until
+        self.after = after
+        self.limit = limit
+    }
+}
+
 /// How a begin names its user.
 public enum UserLookup: Sendable, Hashable {
     /// By name: what a sign-up form or a username sign-in gives.
@@ -283,16 +351,16 @@ public protocol PasskeyStore: Sendable {
     /// the ceremony (nothing is stored when `verify` returns nil; `stored` is then nil). `verify` must be pure, as
     /// for ``finishAuthentication(challenge:credentialID:verify:)``.
     func finishRegistration<Outcome: Sendable>(
-        challenge: [UInt8], nickname: String?,
+        challenge: [UInt8], nickname: String?, audit: AuditContext,
         verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?)
 
     /// Stores a verified registration: with `.newUser` creates the user (`userExists` when its name or handle is
     /// taken), with `.existingUser` adds to the user with the registration's handle (`userUnknown` when there is
     /// none); then inserts the credential. A credential id that is already registered throws `duplicateCredential`.
-    /// Any error changes nothing.
+    /// Any error changes nothing. Records `user.created` (for a new user) and `credential.registered` with the change.
     func register(
-        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent, audit: AuditContext
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential)
     /// Applies an assertion's update atomically. When `update.advancesCounter`, it is written only while the stored
     /// counter is still below the new one (or both are zero); otherwise a concurrent finish got there first and
@@ -304,10 +372,14 @@ public protocol PasskeyStore: Sendable {
     /// Users ordered by name, optionally those whose name contains `nameFilter`, after the name `after`.
     func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser]
     func credential(id: [UInt8]) async throws(StoreError) -> StoredCredential?
-    func renameCredential(id: [UInt8], nickname: String?) async throws(StoreError) -> StoredCredential?
-    func deleteCredential(id: [UInt8]) async throws(StoreError) -> Bool
-    /// Deletes a user and all their credentials.
-    func deleteUser(handle: [UInt8]) async throws(StoreError) -> Bool
+    /// Records `credential.renamed` with the change.
+    func renameCredential(id: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential?
+    /// Records `credential.deleted` with the change.
+    func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool
+    /// Deletes a user and all their credentials; records `credential.deleted` for each and `user.deleted`.
+    func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool
+    /// Audit events matching `query`, in id order.
+    func auditEvents(_ query: AuditQuery) async throws(StoreError) -> [AuditEvent]
     /// Deletes expired ceremonies; returns how many.
     func purgeExpiredCeremonies() async throws(StoreError) -> Int
     /// Succeeds when the store can serve requests (readiness).
@@ -316,13 +388,13 @@ public protocol PasskeyStore: Sendable {
 
 extension PasskeyStore {
     public func finishRegistration<Outcome: Sendable>(
-        challenge: [UInt8], nickname: String?,
+        challenge: [UInt8], nickname: String?, audit: AuditContext,
         verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
         let ceremony = try await takeCeremony(challenge: challenge, kind: .registration)
         let (outcome, registration) = verify(ceremony)
         guard let registration, let ceremony else { return (outcome, nil) }
-        return (outcome, try await register(registration, nickname: nickname, intent: ceremony.intent))
+        return (outcome, try await register(registration, nickname: nickname, intent: ceremony.intent, audit: audit))
     }
 
     public func beginCeremony<Outcome: Sendable>(

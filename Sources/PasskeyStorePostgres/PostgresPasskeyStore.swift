@@ -444,25 +444,32 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 SELECT $4, id, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20
                   FROM owner LIMIT 1
                 RETURNING *
+            ), audit AS (
+                INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
+                SELECT e.event, $22, $23, e.user_handle, e.credential_id, $24 FROM (
+                    SELECT 1 AS position, 'user.created' AS event, user_handle, NULL::bytea AS credential_id FROM new_user
+                    UNION ALL
+                    SELECT 2, 'credential.registered', o.user_handle, i.id FROM inserted i JOIN owner o ON o.id = i.user_id
+                ) AS e ORDER BY e.position
             )
             SELECT u.user_handle, u.name, u.display_name, u.created_at, \(credentialColumns)
               FROM inserted c JOIN owner u ON u.id = c.user_id
             """,
         parameterTypes: [
             .bytea, .text, .text, .bytea, .bytea, .int4, .int8, .bool, .bool, .bool, .textArray, .uuid, .text, .bytea, .bytea,
-            .text, .text, .text, .text, .text, .bool,
+            .text, .text, .text, .text, .text, .bool, .text, .text, .text,
         ])
 
     public func register(
-        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent, audit: AuditContext
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) {
-        let parameters = Self.registerParameters(registration, nickname: nickname, intent: intent)
+        let parameters = Self.registerParameters(registration, nickname: nickname, intent: intent, audit: audit)
         return try await run { connection in try Self.register(parameters, on: connection) }
     }
 
     /// Take, verify and register on one leased connection, in one job on its thread (see the protocol).
     public func finishRegistration<Outcome: Sendable>(
-        challenge: [UInt8], nickname: String?,
+        challenge: [UInt8], nickname: String?, audit: AuditContext,
         verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
         try await run { connection in
@@ -471,12 +478,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 ? nil : try Self.ceremony(from: taken, row: 0, challenge: challenge, kind: .registration, hasIntent: true)
             let (outcome, registration) = verify(ceremony)
             guard let registration, let ceremony else { return (outcome, nil) }
-            let parameters = Self.registerParameters(registration, nickname: nickname, intent: ceremony.intent)
+            let parameters = Self.registerParameters(registration, nickname: nickname, intent: ceremony.intent, audit: audit)
             return (outcome, try Self.register(parameters, on: connection))
         }
     }
 
-    static func registerParameters(_ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent) -> PGBindings {
+    static func registerParameters(
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent, audit: AuditContext
+    ) -> PGBindings {
         let entity = registration.user
         let record = registration.credentialRecord
         let verdict = StoredAttestation(registration)
@@ -491,6 +500,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         bindings.append(verdict.trustAnchor)
         bindings.append(verdict.authenticatorDescription)
         bindings.append(intent == .newUser)
+        bindings.append(contentsOf: audit)
         return bindings
     }
 
@@ -546,28 +556,112 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
-    public func renameCredential(id: [UInt8], nickname: String?) async throws(StoreError) -> StoredCredential? {
+    /// Each change and its audit event in one statement ($3 request id, $4 actor, $5 client address).
+    public func renameCredential(id: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential? {
         try await run { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
-                    WITH updated AS (UPDATE credentials SET nickname = $2 WHERE id = $1 RETURNING *)
+                    WITH updated AS (UPDATE credentials SET nickname = $2 WHERE id = $1 RETURNING *),
+                    audit AS (
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
+                        SELECT 'credential.renamed', $3, $4, u.user_handle, c.id, $5 FROM updated c JOIN users u ON u.id = c.user_id
+                    )
                     SELECT \(Self.credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
                     """,
-                bindings: { var bindings = PGBindings(); bindings.append(id); bindings.append(nickname); return bindings }()))
+                bindings: {
+                    var bindings = PGBindings()
+                    bindings.append(id)
+                    bindings.append(nickname)
+                    bindings.append(contentsOf: audit)
+                    return bindings
+                }()))
             return result.rowCount == 0 ? nil : try Self.credential(from: result, row: 0)
         }
     }
 
-    public func deleteCredential(id: [UInt8]) async throws(StoreError) -> Bool {
-        try await run { connection in (try connection.execute("DELETE FROM credentials WHERE id = \(id)").affectedRows ?? 0) > 0 }
+    public func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
+        try await run { connection in
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: """
+                    WITH deleted AS (DELETE FROM credentials WHERE id = $1 RETURNING id, user_id),
+                    audit AS (
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
+                        SELECT 'credential.deleted', $2, $3, u.user_handle, d.id, $4 FROM deleted d JOIN users u ON u.id = d.user_id
+                    )
+                    SELECT count(*) FROM deleted
+                    """,
+                bindings: {
+                    var bindings = PGBindings()
+                    bindings.append(id)
+                    bindings.append(contentsOf: audit)
+                    return bindings
+                }()))
+            return try result.decode(Int64.self, row: 0, column: 0) > 0
+        }
     }
 
     public func ping() async throws(StoreError) {
         _ = try await run { connection in _ = try connection.execute("SELECT 1") }
     }
 
-    public func deleteUser(handle: [UInt8]) async throws(StoreError) -> Bool {
-        try await run { connection in (try connection.execute("DELETE FROM users WHERE user_handle = \(handle)").affectedRows ?? 0) > 0 }
+    /// The user, their credentials (cascade) and one audit event for each, in one statement (every part reads the
+    /// same snapshot, so the credential events name exactly the credentials the cascade deletes).
+    public func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
+        try await run { connection in
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: """
+                    WITH deleted AS (DELETE FROM users WHERE user_handle = $1 RETURNING id, user_handle),
+                    audit AS (
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
+                        SELECT e.event, $2, $3, e.user_handle, e.credential_id, $4 FROM (
+                            SELECT 1 AS position, c.created_at AS at, 'credential.deleted' AS event, d.user_handle, c.id AS credential_id
+                              FROM deleted d JOIN credentials c ON c.user_id = d.id
+                            UNION ALL
+                            SELECT 2, NULL, 'user.deleted', user_handle, NULL FROM deleted
+                        ) AS e ORDER BY e.position, e.at, e.credential_id
+                    )
+                    SELECT count(*) FROM deleted
+                    """,
+                bindings: {
+                    var bindings = PGBindings()
+                    bindings.append(handle)
+                    bindings.append(contentsOf: audit)
+                    return bindings
+                }()))
+            return try result.decode(Int64.self, row: 0, column: 0) > 0
+        }
+    }
+
+    public func auditEvents(_ query: AuditQuery) async throws(StoreError) -> [AuditEvent] {
+        try await run { connection in
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: """
+                    SELECT id, occurred_at, event, request_id, actor, user_handle, credential_id, client_address
+                      FROM audit_events
+                     WHERE ($1::bytea IS NULL OR user_handle = $1) AND ($2::timestamptz IS NULL OR occurred_at >= $2)
+                       AND ($3::timestamptz IS NULL OR occurred_at < $3) AND ($4::bigint IS NULL OR id > $4)
+                     ORDER BY id LIMIT $5
+                    """,
+                bindings: {
+                    var bindings = PGBindings()
+                    bindings.append(query.userHandle)
+                    bindings.append(query.since)
+                    bindings.append(query.until)
+                    bindings.append(query.after)
+                    bindings.append(Int64(max(0, query.limit)))
+                    return bindings
+                }()))
+            return try (0..<result.rowCount).map { row in
+                AuditEvent(
+                    id: try result.decode(Int64.self, row: row, column: 0), occurredAt: try result.decode(Date.self, row: row, column: 1),
+                    kind: AuditEventKind(rawValue: try result.decode(String.self, row: row, column: 2)) ?? .credentialRegistered,
+                    context: AuditContext(
+                        requestID: try result.decode(String?.self, row: row, column: 3), actor: try result.decode(String.self, row: row, column: 4),
+                        clientAddress: try result.decode(String?.self, row: row, column: 7)),
+                    userHandle: try result.decode([UInt8]?.self, row: row, column: 5),
+                    credentialID: try result.decode([UInt8]?.self, row: row, column: 6))
+            }
+        }
     }
 
     static func uuid(_ bytes: [UInt8]) -> UUID {
@@ -575,5 +669,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
         for (index, byte) in bytes.prefix(16).enumerated() { value[index] = byte }
         return UUID(uuid: (value[0], value[1], value[2], value[3], value[4], value[5], value[6], value[7],
                            value[8], value[9], value[10], value[11], value[12], value[13], value[14], value[15]))
+    }
+}
+
+extension PGBindings {
+    /// An audit context as three parameters: request id, actor, client address.
+    mutating func append(contentsOf audit: AuditContext) {
+        append(audit.requestID)
+        append(audit.actor)
+        append(audit.clientAddress)
     }
 }

@@ -50,7 +50,7 @@ struct PGPoolTimeoutTests {
                 let (error, seconds) = await timed { _ = try await pool.withConnection { try $0.execute("SELECT pg_sleep(5)") } }
                 let pgError = try #require(error as? PGError)
                 #expect(pgError.code == .queryFailed && pgError.sqlState?.rawValue == "57014", "query_canceled")
-                #expect(seconds < 2, "cancelled after about 0.3 s, took \(seconds) s")
+                #expect(seconds < 4.5, "cancelled after about 0.3 s (below the 5 s sleep, with slack for a loaded run), took \(seconds) s")
                 // The connection survives a cancelled statement.
                 _ = try await pool.withConnection { try $0.execute("SELECT 1") }
                 #expect(pool.stats.totalFailures == 0)
@@ -101,7 +101,9 @@ struct PGPoolTimeoutTests {
         try await withBoundedPool(url: "postgresql://postgres@127.0.0.1:\(listener.port)/x", size: 1, .init(connectTimeout: 2)) { pool in
             let (error, seconds) = await timed { _ = try await pool.withConnection { try $0.execute("SELECT 1") } }
             #expect((error as? PGError)?.code == .connectionFailed)
-            #expect(seconds >= 1.5 && seconds < 10, "connect_timeout=2 (plus scheduling slack under a loaded test run), took \(seconds) s")
+            // Without connect_timeout libpq would wait forever on this listener: any bounded failure shows the setting
+            // works. Alone it takes about 2 s; beside the whole suite on two cores it has taken over 30 s (threads queue).
+            #expect(seconds >= 1.5 && seconds < 120, "connect_timeout=2, took \(seconds) s")
         }
     }
 }

@@ -69,14 +69,15 @@ struct DownStore: PasskeyStore {
     func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony? { throw error }
     func takeAuthentication(challenge: [UInt8], credentialID: [UInt8]) async throws(StoreError) -> AuthenticationLookup { throw error }
     func register(
-        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent, audit: AuditContext
     ) async throws(StoreError) -> (user: StoredUser, credential: StoredCredential) { throw error }
     func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult { throw error }
     func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser] { throw error }
     func credential(id: [UInt8]) async throws(StoreError) -> StoredCredential? { throw error }
-    func renameCredential(id: [UInt8], nickname: String?) async throws(StoreError) -> StoredCredential? { throw error }
-    func deleteCredential(id: [UInt8]) async throws(StoreError) -> Bool { throw error }
-    func deleteUser(handle: [UInt8]) async throws(StoreError) -> Bool { throw error }
+    func renameCredential(id: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential? { throw error }
+    func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool { throw error }
+    func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool { throw error }
+    func auditEvents(_ query: AuditQuery) async throws(StoreError) -> [AuditEvent] { throw error }
     func purgeExpiredCeremonies() async throws(StoreError) -> Int { throw error }
     func ping() async throws(StoreError) { throw error }
 }

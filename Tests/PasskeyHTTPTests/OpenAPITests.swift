@@ -682,6 +682,10 @@ struct OpenAPITests {
             #expect(try await call(.delete, "/v1/admin/credentials/\(credentialId)", headers: admin).status == 404)
             #expect(try await call(.delete, "/v1/admin/users/\(userId)", headers: admin).status == 204)
             #expect(try await call(.delete, "/v1/admin/users/\(userId)", headers: admin).status == 404)
+            let trail = try await call(.get, "/v1/admin/audit-events?user=\(userId)&limit=2", headers: admin)
+            #expect(trail.status == 200 && trail.json?["next"]?.stringValue != nil)
+            #expect(try await call(.get, "/v1/admin/audit-events?since=2026-01-01T00:00:00Z", headers: admin).status == 200)
+            #expect(try await call(.get, "/v1/admin/audit-events?until=soon", headers: admin).status == 400)
 
             // Operations.
             #expect(try await call(.get, "/healthz", headers: [:]).status == 200)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LibPQ
+import Logging
 import NIOPosix
 import PasskeyHTTP
 import PasskeyStore
@@ -160,7 +161,7 @@ struct PostgresHTTPInstance: Sendable {
 
     init(
         url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),
-        configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none
+        configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none, logger: Logger? = nil
     ) {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
@@ -169,7 +170,7 @@ struct PostgresHTTPInstance: Sendable {
         let clock = RealTimeClock()
         self.clock = clock
         let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })
-        app = Application(router: buildRouter(service: service, configuration: configuration))
+        app = Application(router: buildRouter(service: service, configuration: configuration), logger: logger)
     }
 
     func shutdown() async {

@@ -88,14 +88,14 @@ struct StoreConformanceTests {
     func registerCreatesUserAndCredential(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let first = try Registrations.make(handle: Registrations.handle(1), name: "alice")
-        let (user, credential) = try await store.register(first, nickname: "laptop", intent: .newUser)
+        let (user, credential) = try await store.register(first, nickname: "laptop", intent: .newUser, audit: .system)
         #expect(user.name == "alice" && user.handle == Registrations.handle(1))
         #expect(credential.nickname == "laptop" && credential.id == first.credentialID && credential.lastUsedAt == nil)
         #expect(try await store.user(named: "alice") == user)
         #expect(try await store.user(handle: user.handle) == user)
         // A second credential for the same user.
         let second = try Registrations.make(handle: Registrations.handle(1), name: "alice")
-        _ = try await store.register(second, nickname: nil, intent: .existingUser)
+        _ = try await store.register(second, nickname: nil, intent: .existingUser, audit: .system)
         #expect(try await store.credentials(ofUser: user.handle).map(\.id).sorted { $0.lexicographicallyPrecedes($1) }
             == [first.credentialID, second.credentialID].sorted { $0.lexicographicallyPrecedes($1) })
         let loaded = try await store.credential(id: first.credentialID)
@@ -109,8 +109,8 @@ struct StoreConformanceTests {
     func duplicateCredentialChangesNothing(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let registration = try Registrations.make(handle: Registrations.handle(2), name: "bob")
-        _ = try await store.register(registration, nickname: "one", intent: .newUser)
-        await #expect(throws: StoreError(.duplicateCredential)) { try await store.register(registration, nickname: "two", intent: .existingUser) }
+        _ = try await store.register(registration, nickname: "one", intent: .newUser, audit: .system)
+        await #expect(throws: StoreError(.duplicateCredential)) { try await store.register(registration, nickname: "two", intent: .existingUser, audit: .system) }
         #expect(try await store.credential(id: registration.credentialID)?.nickname == "one")
         #expect(try await store.credentials(ofUser: Registrations.handle(2)).count == 1)
     }
@@ -118,14 +118,14 @@ struct StoreConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func aNewUserNeverTakesATakenNameOrHandle(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
-        _ = try await store.register(try Registrations.make(handle: Registrations.handle(3), name: "carol"), nickname: nil, intent: .newUser)
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(3), name: "carol"), nickname: nil, intent: .newUser, audit: .system)
         // Another handle with carol's name, and carol's own handle as a "new" user: both refused, nothing written.
         let rival = try Registrations.make(handle: Registrations.handle(4), name: "carol")
-        await #expect(throws: StoreError(.userExists)) { try await store.register(rival, nickname: nil, intent: .newUser) }
+        await #expect(throws: StoreError(.userExists)) { try await store.register(rival, nickname: nil, intent: .newUser, audit: .system) }
         #expect(try await store.credential(id: rival.credentialID) == nil)
         #expect(try await store.user(handle: Registrations.handle(4)) == nil)
         let sameHandle = try Registrations.make(handle: Registrations.handle(3), name: "carol2")
-        await #expect(throws: StoreError(.userExists)) { try await store.register(sameHandle, nickname: nil, intent: .newUser) }
+        await #expect(throws: StoreError(.userExists)) { try await store.register(sameHandle, nickname: nil, intent: .newUser, audit: .system) }
         #expect(try await store.credential(id: sameHandle.credentialID) == nil)
         #expect(try await store.credentials(ofUser: Registrations.handle(3)).count == 1)
         #expect(try await store.user(named: "carol2") == nil)
@@ -135,14 +135,14 @@ struct StoreConformanceTests {
     func anExistingUserMustExist(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let orphan = try Registrations.make(handle: Registrations.handle(5), name: "ghost")
-        await #expect(throws: StoreError(.userUnknown)) { try await store.register(orphan, nickname: nil, intent: .existingUser) }
+        await #expect(throws: StoreError(.userUnknown)) { try await store.register(orphan, nickname: nil, intent: .existingUser, audit: .system) }
         #expect(try await store.user(handle: Registrations.handle(5)) == nil, "an existing-user registration never creates")
         #expect(try await store.credential(id: orphan.credentialID) == nil)
         // Deleted between begin and finish: the same.
-        _ = try await store.register(try Registrations.make(handle: Registrations.handle(7), name: "ivy"), nickname: nil, intent: .newUser)
-        _ = try await store.deleteUser(handle: Registrations.handle(7))
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(7), name: "ivy"), nickname: nil, intent: .newUser, audit: .system)
+        _ = try await store.deleteUser(handle: Registrations.handle(7), audit: .system)
         let late = try Registrations.make(handle: Registrations.handle(7), name: "ivy")
-        await #expect(throws: StoreError(.userUnknown)) { try await store.register(late, nickname: nil, intent: .existingUser) }
+        await #expect(throws: StoreError(.userUnknown)) { try await store.register(late, nickname: nil, intent: .existingUser, audit: .system) }
         #expect(try await store.user(handle: Registrations.handle(7)) == nil)
     }
 
@@ -156,7 +156,7 @@ struct StoreConformanceTests {
             for registration in registrations {
                 group.addTask {
                     do throws(StoreError) {
-                        _ = try await store.register(registration, nickname: nil, intent: .newUser)
+                        _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
                         return nil
                     } catch {
                         return error
@@ -180,15 +180,50 @@ struct StoreConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func concurrentAdditionsToOneUserAllLand(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
-        _ = try await store.register(try Registrations.make(handle: Registrations.handle(11), name: "hugo"), nickname: nil, intent: .newUser)
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(11), name: "hugo"), nickname: nil, intent: .newUser, audit: .system)
         let registrations = try (0..<8).map { _ in try Registrations.make(handle: Registrations.handle(11), name: "hugo") }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for registration in registrations {
-                group.addTask { _ = try await store.register(registration, nickname: nil, intent: .existingUser) }
+                group.addTask { _ = try await store.register(registration, nickname: nil, intent: .existingUser, audit: .system) }
             }
             try await group.waitForAll()
         }
         #expect(try await store.credentials(ofUser: Registrations.handle(11)).count == 9)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func everyChangeLeavesOneAuditEventAndRefusedOnesNone(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let who = AuditContext(requestID: "req-1", actor: "admin:0123456789abcdef", clientAddress: "192.0.2.1")
+        let first = try Registrations.make(handle: Registrations.handle(60), name: "olga")
+        _ = try await store.register(first, nickname: nil, intent: .newUser, audit: who)
+        let second = try Registrations.make(handle: Registrations.handle(60), name: "olga")
+        _ = try await store.register(second, nickname: nil, intent: .existingUser, audit: .system)
+        // Refused: a taken name, a duplicate id, an unknown credential or user.
+        let rival = try Registrations.make(handle: Registrations.handle(61), name: "olga")
+        await #expect(throws: StoreError(.userExists)) { try await store.register(rival, nickname: nil, intent: .newUser, audit: who) }
+        await #expect(throws: StoreError(.duplicateCredential)) { try await store.register(first, nickname: nil, intent: .existingUser, audit: who) }
+        #expect(try await store.renameCredential(id: [9, 9, 9], nickname: "x", audit: who) == nil)
+        #expect(try await store.deleteCredential(id: [9, 9, 9], audit: who) == false)
+        #expect(try await store.deleteUser(handle: Registrations.handle(62), audit: who) == false)
+        #expect(try await store.auditEvents(AuditQuery()).count == 3, "only the two registrations")
+
+        _ = try await store.renameCredential(id: first.credentialID, nickname: "pad", audit: who)
+        _ = try await store.deleteCredential(id: second.credentialID, audit: who)
+        _ = try await store.deleteUser(handle: Registrations.handle(60), audit: who)
+        let events = try await store.auditEvents(AuditQuery())
+        #expect(events.map(\.kind) == [
+            .userCreated, .credentialRegistered, .credentialRegistered, .credentialRenamed, .credentialDeleted, .credentialDeleted, .userDeleted,
+        ])
+        #expect(events.map(\.credentialID) == [
+            nil, first.credentialID, second.credentialID, first.credentialID, second.credentialID, first.credentialID, nil,
+        ])
+        #expect(events.allSatisfy { $0.userHandle == Registrations.handle(60) })
+        #expect(events[0].context == who && events[2].context == .system)
+        #expect(zip(events, events.dropFirst()).allSatisfy { $0.id < $1.id })
+        let paged = try await store.auditEvents(AuditQuery(userHandle: Registrations.handle(60), after: events[4].id, limit: 1))
+        #expect(paged.map(\.id) == [events[5].id])
+        #expect(try await store.auditEvents(AuditQuery(userHandle: Registrations.handle(61))).isEmpty)
     }
 
     @Test(arguments: StoreUnderTest.all)
@@ -233,7 +268,7 @@ struct StoreConformanceTests {
     func takeAuthenticationConsumesEvenForUnknownCredentials(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         let registration = try Registrations.make(handle: Registrations.handle(6), name: "dave")
-        _ = try await store.register(registration, nickname: nil, intent: .newUser)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
         let challenge = Array(repeating: UInt8(6), count: 32)
         try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [3], expiresAt: Date().addingTimeInterval(300)))
         let unknown = try await store.takeAuthentication(challenge: challenge, credentialID: [1, 2, 3])
@@ -247,7 +282,7 @@ struct StoreConformanceTests {
     func updatesNeverMoveTheCounterBackwards(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(8), name: "erin", signCount: 10)
-        _ = try await store.register(registration, nickname: nil, intent: .newUser)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
         let record = registration.credentialRecord
         // Three assertions verified against the same stored counter (10), applied out of order.
         let eleven = try Registrations.update(&authenticator, record: record, increment: 1, backedUp: false)
@@ -271,7 +306,7 @@ struct StoreConformanceTests {
         #expect(after.record.signCount == 12 && after.record.backupState == true, "a stale update writes nothing")
         #expect(after.lastUsedAt == usedAt, "a stale update does not even record a use")
         #expect(after.record.uvInitialized == true, "uvInitialized never goes back to false")
-        _ = try await store.deleteCredential(id: registration.credentialID)
+        _ = try await store.deleteCredential(id: registration.credentialID, audit: .system)
         #expect(try await store.apply(twelve) == .gone)
     }
 
@@ -280,8 +315,8 @@ struct StoreConformanceTests {
         let store = try await subject.make()
         let first = try Registrations.make(handle: Registrations.handle(13), name: "hana")
         let second = try Registrations.make(handle: Registrations.handle(13), name: "hana")
-        _ = try await store.register(first, nickname: nil, intent: .newUser)
-        _ = try await store.register(second, nickname: nil, intent: .existingUser)
+        _ = try await store.register(first, nickname: nil, intent: .newUser, audit: .system)
+        _ = try await store.register(second, nickname: nil, intent: .existingUser, audit: .system)
         let expiry = Date().addingTimeInterval(300)
         @Sendable func ceremony(_ byte: UInt8) -> PendingCeremony {
             PendingCeremony(challenge: Array(repeating: byte, count: 32), kind: .authentication, userHandle: nil, state: [byte], expiresAt: expiry)
@@ -307,8 +342,8 @@ struct StoreConformanceTests {
         #expect(try await store.takeCeremony(challenge: ceremony(22).challenge, kind: .authentication) != nil)
 
         // A user whose credentials were all deleted is still found, with none.
-        _ = try await store.deleteCredential(id: first.credentialID)
-        _ = try await store.deleteCredential(id: second.credentialID)
+        _ = try await store.deleteCredential(id: first.credentialID, audit: .system)
+        _ = try await store.deleteCredential(id: second.credentialID, audit: .system)
         let bare = try await store.beginCeremony(user: .name("hana")) { user, credentials in
             (outcome: (user?.name, credentials.count), ceremony: nil)
         }
@@ -329,7 +364,7 @@ struct StoreConformanceTests {
         try await store.saveCeremony(PendingCeremony(
             challenge: challenge, kind: .registration, userHandle: Registrations.handle(14), state: [30], expiresAt: expiry, intent: .newUser))
 
-        let first = try await store.finishRegistration(challenge: challenge, nickname: "key") { ceremony in
+        let first = try await store.finishRegistration(challenge: challenge, nickname: "key", audit: .system) { ceremony in
             (outcome: ceremony?.state, registration: registration)
         }
         #expect(first.outcome == [30] && first.stored?.user.name == "ivan" && first.stored?.credential.nickname == "key")
@@ -337,7 +372,7 @@ struct StoreConformanceTests {
 
         // Single use: the second call sees no ceremony; a nil registration stores nothing.
         let other = try Registrations.make(handle: Registrations.handle(15), name: "jo")
-        let second = try await store.finishRegistration(challenge: challenge, nickname: nil) { ceremony in
+        let second = try await store.finishRegistration(challenge: challenge, nickname: nil, audit: .system) { ceremony in
             (outcome: ceremony == nil, registration: nil)
         }
         #expect(second.outcome && second.stored == nil)
@@ -349,14 +384,14 @@ struct StoreConformanceTests {
         let again = Array(repeating: UInt8(31), count: 32)
         try await store.saveCeremony(PendingCeremony(challenge: again, kind: .registration, userHandle: Registrations.handle(14), state: [31], expiresAt: expiry))
         await #expect(throws: StoreError(.duplicateCredential)) {
-            _ = try await store.finishRegistration(challenge: again, nickname: nil) { _ in (outcome: 0, registration: registration) }
+            _ = try await store.finishRegistration(challenge: again, nickname: nil, audit: .system) { _ in (outcome: 0, registration: registration) }
         }
         #expect(try await store.takeCeremony(challenge: again, kind: .registration) == nil, "consumed")
         #expect(try await store.credentials(ofUser: Registrations.handle(14)).count == 1)
         // An authentication ceremony is not a registration one.
         let wrongKind = Array(repeating: UInt8(32), count: 32)
         try await store.saveCeremony(PendingCeremony(challenge: wrongKind, kind: .authentication, userHandle: nil, state: [32], expiresAt: expiry))
-        let crossed = try await store.finishRegistration(challenge: wrongKind, nickname: nil) { ceremony in
+        let crossed = try await store.finishRegistration(challenge: wrongKind, nickname: nil, audit: .system) { ceremony in
             (outcome: ceremony == nil, registration: nil)
         }
         #expect(crossed.outcome)
@@ -380,10 +415,10 @@ struct StoreConformanceTests {
                 expiresAt: expiry, intent: intent))
         }
         await #expect(throws: StoreError(.userUnknown)) {
-            _ = try await store.finishRegistration(challenge: Array(repeating: 52, count: 32), nickname: nil) { _ in (outcome: 0, registration: kim) }
+            _ = try await store.finishRegistration(challenge: Array(repeating: 52, count: 32), nickname: nil, audit: .system) { _ in (outcome: 0, registration: kim) }
         }
         #expect(try await store.user(handle: Registrations.handle(16)) == nil)
-        let created = try await store.finishRegistration(challenge: Array(repeating: 53, count: 32), nickname: nil) { _ in (outcome: 0, registration: kim) }
+        let created = try await store.finishRegistration(challenge: Array(repeating: 53, count: 32), nickname: nil, audit: .system) { _ in (outcome: 0, registration: kim) }
         #expect(created.stored?.user.name == "kim")
     }
 
@@ -391,7 +426,7 @@ struct StoreConformanceTests {
     func finishAuthenticationTakesVerifiesAndAppliesInOneCall(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(10), name: "gus", signCount: 5)
-        _ = try await store.register(registration, nickname: nil, intent: .newUser)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
         let record = registration.credentialRecord
         let raise = try Registrations.update(&authenticator, record: record, increment: 3, backedUp: true)
         let expiry = Date().addingTimeInterval(300)
@@ -444,7 +479,7 @@ struct StoreConformanceTests {
     func zeroCountersAlwaysApply(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         var (registration, authenticator) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(9), name: "fay", signCount: 0)
-        _ = try await store.register(registration, nickname: nil, intent: .newUser)
+        _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
         let record = registration.credentialRecord
         let first = try Registrations.update(&authenticator, record: record, increment: 0, backedUp: true)
         let second = try Registrations.update(&authenticator, record: record, increment: 0, backedUp: false)
@@ -459,7 +494,7 @@ struct StoreConformanceTests {
     func administration(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
         for (index, name) in ["zoe", "adam", "mia", "adele"].enumerated() {
-            _ = try await store.register(try Registrations.make(handle: Registrations.handle(UInt8(20 + index)), name: name), nickname: nil, intent: .newUser)
+            _ = try await store.register(try Registrations.make(handle: Registrations.handle(UInt8(20 + index)), name: name), nickname: nil, intent: .newUser, audit: .system)
         }
         #expect(try await store.listUsers(nameFilter: nil, limit: 10, after: nil).map(\.name) == ["adam", "adele", "mia", "zoe"])
         #expect(try await store.listUsers(nameFilter: nil, limit: 2, after: nil).map(\.name) == ["adam", "adele"])
@@ -468,16 +503,16 @@ struct StoreConformanceTests {
 
         let zoe = Registrations.handle(20)
         let credentialID = try #require(try await store.credentials(ofUser: zoe).first?.id)
-        #expect(try await store.renameCredential(id: credentialID, nickname: "yubikey")?.nickname == "yubikey")
-        #expect(try await store.renameCredential(id: [0xEE], nickname: "x") == nil)
-        #expect(try await store.deleteCredential(id: credentialID))
-        #expect(try await store.deleteCredential(id: credentialID) == false)
+        #expect(try await store.renameCredential(id: credentialID, nickname: "yubikey", audit: .system)?.nickname == "yubikey")
+        #expect(try await store.renameCredential(id: [0xEE], nickname: "x", audit: .system) == nil)
+        #expect(try await store.deleteCredential(id: credentialID, audit: .system))
+        #expect(try await store.deleteCredential(id: credentialID, audit: .system) == false)
 
         let mia = Registrations.handle(22)
         let miaCredential = try #require(try await store.credentials(ofUser: mia).first?.id)
-        #expect(try await store.deleteUser(handle: mia))
+        #expect(try await store.deleteUser(handle: mia, audit: .system))
         #expect(try await store.user(handle: mia) == nil)
         #expect(try await store.credential(id: miaCredential) == nil, "credentials go with their user")
-        #expect(try await store.deleteUser(handle: mia) == false)
+        #expect(try await store.deleteUser(handle: mia, audit: .system) == false)
     }
 }

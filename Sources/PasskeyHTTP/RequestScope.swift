@@ -1,0 +1,35 @@
+import COSECrypto
+import Logging
+import PasskeyStore
+import WebAuthnModel
+
+/// Who is asking, for the request being handled: set by ``API/handle(_:_:_:failureBody:adjust:_:)`` around the
+/// route's body, read where a change is made (the audit context goes to the store explicitly) and logged.
+struct RequestScope: Sendable {
+    @TaskLocal static var current: RequestScope?
+
+    let audit: AuditContext
+    let logger: Logger
+
+    /// The audit context of the current request; `system` outside one.
+    static var audit: AuditContext { current?.audit ?? .system }
+
+    /// The audit line of a change that committed: the same event the store wrote, at `info`.
+    static func log(_ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil) {
+        guard let scope = current else { return }
+        var metadata: Logger.Metadata = ["event": .string(kind.rawValue), "actor": .string(scope.audit.actor)]
+        if let user { metadata["user_id"] = .string(Base64URL.encode(user)) }
+        if let credential { metadata["credential_id"] = .string(Base64URL.encode(credential)) }
+        if let address = scope.audit.clientAddress { metadata["client_address"] = .string(address) }
+        scope.logger.info("audit", metadata: metadata)
+    }
+
+    /// `api:`/`admin:` + the first 16 hex digits of the key's SHA-256 (which the API keeps anyway): names a key in
+    /// the audit trail without revealing it.
+    static func fingerprint(_ digest: [UInt8]) -> String {
+        digest.prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+}
