@@ -8,6 +8,8 @@
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
 #                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
+#   scripts/dev.sh fuzz [--time S] [TARGET…]
+#                         the libFuzzer targets (scripts/fuzz.sh); the test command runs each for 15 s
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
 # at /opt/swift or on PATH (it is not a Debian package).
@@ -60,6 +62,8 @@ test)
     release_bin="$(swift build -c release --show-bin-path)"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
+    # Each libFuzzer target briefly (scripts/fuzz.sh: address sanitizer, seeded from ../shared/vectors).
+    scripts/fuzz.sh --time 15
     ;;
 bench)
     install_missing
@@ -69,8 +73,12 @@ bench)
 loadbench)
     exec scripts/loadbench.sh "${@:2}"
     ;;
+fuzz)
+    install_missing
+    exec scripts/fuzz.sh "${@:2}"
+    ;;
 *)
-    echo "usage: scripts/dev.sh run|test|bench|loadbench" >&2
+    echo "usage: scripts/dev.sh run|test|bench|loadbench|fuzz" >&2
     exit 2
     ;;
 esac
