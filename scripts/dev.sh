@@ -9,7 +9,7 @@
 #   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
 #                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
 #   scripts/dev.sh fuzz [--time S] [TARGET…]
-#                         the libFuzzer targets (scripts/fuzz.sh); the test command runs each for 15 s
+#                         the libFuzzer targets (scripts/fuzz.sh); the test command runs each for 10 s
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
 # at /opt/swift or on PATH (it is not a Debian package).
@@ -63,7 +63,7 @@ test)
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
     # Each libFuzzer target briefly (scripts/fuzz.sh: address sanitizer, seeded from ../shared/vectors).
-    scripts/fuzz.sh --time 15
+    scripts/fuzz.sh --time 10
     ;;
 bench)
     install_missing
