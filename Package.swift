@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
         .executable(name: "passkeyd-softkey", targets: ["PasskeySoftKey"]),
         .executable(name: "passkeyd-loadgen", targets: ["PasskeyLoadGen"]),
+        .executable(name: "passkeyd-fuzz", targets: ["PasskeyFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -142,6 +143,15 @@ let package = Package(
         .executableTarget(
             name: "PasskeySoftKey",
             dependencies: ["WebAuthnModel", "WebAuthnTestSupport", "COSECrypto"],
+            swiftSettings: strictSettings
+        ),
+
+        // The libFuzzer targets of scripts/fuzz.sh (one per parser; PASSKEYD_FUZZ_TARGET picks one). Built with
+        // `-DFUZZING -sanitize=fuzzer,address` by that script; a normal build is the tool that replays inputs and
+        // writes the seed corpora.
+        .executableTarget(
+            name: "PasskeyFuzz",
+            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto"],
             swiftSettings: strictSettings
         ),
 

@@ -10,6 +10,8 @@
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
 #                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
+#   scripts/dev.sh fuzz [--time S] [TARGET…]
+#                         the libFuzzer targets (scripts/fuzz.sh); the test command runs each for 10 s
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
 # at /opt/swift or on PATH (it is not a Debian package).
@@ -64,6 +66,8 @@ test)
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
     scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters
+    # Each libFuzzer target briefly (scripts/fuzz.sh: address sanitizer, seeded from ../shared/vectors).
+    scripts/fuzz.sh --time 10
     ;;
 bench)
     install_missing
@@ -73,8 +77,12 @@ bench)
 loadbench)
     exec scripts/loadbench.sh "${@:2}"
     ;;
+fuzz)
+    install_missing
+    exec scripts/fuzz.sh "${@:2}"
+    ;;
 *)
-    echo "usage: scripts/dev.sh run|test|bench|loadbench" >&2
+    echo "usage: scripts/dev.sh run|test|bench|loadbench|fuzz" >&2
     exit 2
     ;;
 esac

@@ -52,6 +52,8 @@ public struct SoftSafetyNet: Sendable {
     public var basicIntegrity = true
     /// `timestampMs`; nil omits it.
     public var timestamp: Date? = Date(timeIntervalSince1970: 1_800_000_000)
+    /// Sends this `timestampMs` instead of `timestamp` (any JSON number, e.g. far outside the range of dates).
+    public var timestampMillisecondsOverride: Double?
     /// Replaces the nonce (base64 of SHA-256(authData ‖ clientDataHash)).
     public var nonceOverride: String?
     /// Signs the JWS with a key other than the certificate's.
@@ -79,6 +81,7 @@ public struct SoftSafetyNet: Sendable {
         ]
         if let ctsProfileMatch { payload["ctsProfileMatch"] = ctsProfileMatch }
         if let timestamp { payload["timestampMs"] = Int64(timestamp.timeIntervalSince1970 * 1000) }
+        if let timestampMillisecondsOverride { payload["timestampMs"] = timestampMillisecondsOverride }
         let signingKey = signWithOtherKey ? try PrivateKey.generate(for: .es256) : key
         return try TestJWS.sign(
             payload: TestJWS.json(payload), key: signingKey, certificates: [leaf], corruptSignature: corruptSignature)

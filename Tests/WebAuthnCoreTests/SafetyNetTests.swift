@@ -117,6 +117,15 @@ struct SafetyNetTests {
         _ = try Fixture.register(rp: unchecked) { $0.attestation = Self.safetyNet { $0.timestamp = nil } }
     }
 
+    @Test("a timestampMs far outside Int's range of seconds is refused, not a trap (found while writing the fuzz targets)")
+    func extremeTimestamp() throws {
+        for milliseconds in [1e300, -1e300, 1e22, -1e22, Double.greatestFiniteMagnitude] {
+            try Fixture.expectRegistrationFailure(.safetyNetTimestampInvalid) {
+                $0.attestation = Self.safetyNet { $0.timestampMillisecondsOverride = milliseconds }
+            }
+        }
+    }
+
     @Test("trusted-required: untrusted root, broken chain and expired chain are refused")
     func chain() throws {
         // No anchors for the format at all.

@@ -70,15 +70,22 @@ enum AndroidSafetyNetAttestation: AttestationFormat {
             let timestamp = Date(timeIntervalSince1970: milliseconds / 1000)
             let age = input.time.timeIntervalSince(timestamp)
             guard age <= policy.maxAge else {
-                throw WebAuthnError(.safetyNetTimestampInvalid, "SafetyNet response is \(Int(age)) s old (max \(Int(policy.maxAge)) s)")
+                throw WebAuthnError(.safetyNetTimestampInvalid, "SafetyNet response is \(seconds(age)) s old (max \(seconds(policy.maxAge)) s)")
             }
             guard -age <= policy.maxFutureSkew else {
-                throw WebAuthnError(.safetyNetTimestampInvalid, "SafetyNet timestamp is \(Int(-age)) s in the future")
+                throw WebAuthnError(.safetyNetTimestampInvalid, "SafetyNet timestamp is \(seconds(-age)) s in the future")
             }
         }
 
         // "If successful, return implementation-specific values representing attestation type Basic and
         //  attestation trust path x5c."
         return AttestationOutcome(type: .basic, certificates: jws.certificates)
+    }
+
+    /// Whole seconds for an error message. `timestampMs` is any finite JSON number, so the age can lie far outside
+    /// `Int`'s range, where `Int(_:)` would trap.
+    static func seconds(_ value: TimeInterval) -> String {
+        guard let whole = Int(exactly: value.rounded(.towardZero)) else { return "\(value)" }
+        return "\(whole)"
     }
 }
