@@ -286,11 +286,13 @@ def main():
     flood_end_db = psql("SELECT extract(epoch FROM now())")[0]
     rows_at_flood_end = samples[-1][2] if samples else None
     # Drain: until every row the flood may have written (expires_at ≤ flood end + TTL) is gone, or the budget ends.
-    drained_at = None
+    drained_at, rows_at_drain_end = None, None
     next_progress = drain_start + 5
     while now() < drain_start + DRAIN:
         time.sleep(0.5)
-        left = int(psql(f"SELECT count(*) FROM ceremonies WHERE expires_at <= to_timestamp({flood_end_db}) + interval '{TTL + 1} seconds'")[0])
+        left, rows_at_drain_end = map(int, psql(
+            f"SELECT count(*) FILTER (WHERE expires_at <= to_timestamp({flood_end_db}) + interval '{TTL + 1} seconds'), "
+            "count(*) FROM ceremonies"))
         if left == 0:
             drained_at = now()
             break
@@ -303,10 +305,10 @@ def main():
         thread.join(timeout=20)
     rss_end = rss_kb()
     alive = rss_end is not None
-    return report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start, drained_at)
+    return report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start, drained_at, rows_at_drain_end)
 
 
-def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start, drained_at):
+def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start, drained_at, rows_at_drain_end):
     failures = []
     counts = collections.Counter()
     for c in flood_counts:
@@ -363,7 +365,7 @@ def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start
               f"oldest expired row at most {max(s[4] for s in expired_during_flood):.1f} s past its expiry")
     drain_samples = [s for s in good if s[0] == "drain"]
     print(f"flood-test: drain: {rows_at_flood_end} rows at the flood's end; "
-          + (f"every row the flood wrote expired and purged {drained_at - drain_start:.1f} s after it"
+          + (f"every row the flood wrote expired and purged {drained_at - drain_start:.1f} s after it ({rows_at_drain_end} rows then)"
              if drained_at is not None else
              f"after {phase_times['drain'][1] - drain_start:.1f} s (the budget) "
              f"{drain_samples[-1][2] if drain_samples else '?'} rows left, {drain_samples[-1][3] if drain_samples else '?'} of them expired "
