@@ -12,6 +12,7 @@
         FLOOD_PHASE_A_SECONDS / FLOOD_PHASE_B_SECONDS / FLOOD_DRAIN_SECONDS   (defaults 5 / 30 / 15)
         FLOOD_PHASE_A_ADDRESSES / FLOOD_PHASE_B_ADDRESSES                     (defaults 2 / 5000)
         FLOOD_RSS_BOUND_MB   allowed VmRSS growth over the warm-up figure (default 64)
+        FLOOD_CAP_SLACK      rows over the cap tolerated (default 0)
 
 Timeline: warm-up (the legitimate user and the targeted user register; a short mixed burst so that pools and
 buffers exist), then the RSS baseline; phase A (few client addresses: the per-address limit answers 429
@@ -55,6 +56,9 @@ DRAIN = float(os.environ.get("FLOOD_DRAIN_SECONDS", "15"))
 A_ADDRESSES = int(os.environ.get("FLOOD_PHASE_A_ADDRESSES", "2"))
 B_ADDRESSES = int(os.environ.get("FLOOD_PHASE_B_ADDRESSES", "5000"))
 RSS_BOUND_MB = float(os.environ.get("FLOOD_RSS_BOUND_MB", "64"))
+# Rows over the cap tolerated (default 0: the cap is meant to be exact; concurrent saves that each count the table
+# below the cap can pass it by up to the number in flight, at most PASSKEYD_POOL_SIZE).
+CAP_SLACK = int(os.environ.get("FLOOD_CAP_SLACK", "0"))
 
 LEGIT_ADDRESS = "198.51.100.7"  # the legitimate client's own address (its own rate-limit bucket)
 SETUP_ADDRESS = "198.51.100.8"
@@ -383,8 +387,10 @@ def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start
         failures.append("passkeyd is gone (crashed?)")
     if max_rows is None:
         failures.append("no table sample succeeded")
-    elif max_rows > CAP:
-        failures.append(f"the ceremonies table held {max_rows} rows, over the cap {CAP} (first over at {first_over[1]:.1f} s: {first_over[2]} rows)")
+    elif max_rows > CAP + CAP_SLACK:
+        failures.append(f"the ceremonies table held {max_rows} rows, over the cap {CAP}"
+                        + (f" + {CAP_SLACK} tolerated" if CAP_SLACK else "")
+                        + f" (first over the cap at {first_over[1]:.1f} s: {first_over[2]} rows)")
     bad = {k: n for k, n in counts.items() if k[2] == 0 or (k[2] >= 500 and not (k[2] == 503 and k[3] == "ceremony_capacity_reached"))}
     bad_legit = [e for e in legit_log if e[2] == 0 or (e[2] >= 500 and not (e[2] == 503 and e[3] == "ceremony_capacity_reached"))]
     if bad or bad_legit:
