@@ -5,8 +5,8 @@
 #   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then release builds
 #                         and, against them, the README's curl walkthrough (scripts/smoke.sh) and the browser tests
 #                         of the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too),
-#                         SIGTERM under load (scripts/shutdown-test.sh) and a primary/standby failover under load
-#                         (scripts/failover-test.sh)
+#                         SIGTERM under load (scripts/shutdown-test.sh), a primary/standby failover under load
+#                         (scripts/failover-test.sh) and a bounded begin flood (scripts/flood-test.sh)
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
 #                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
@@ -66,6 +66,7 @@ test)
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
     scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/flood-test.sh "$release_bin"
     # Each libFuzzer target briefly (scripts/fuzz.sh: address sanitizer, seeded from ../shared/vectors).
     scripts/fuzz.sh --time 10
     ;;
