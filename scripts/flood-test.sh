@@ -14,7 +14,8 @@
 # names; a legitimate client on its own address signs in by name every 0.5 s; the table and VmRSS are sampled every
 # 0.5 s; then up to ${FLOOD_DRAIN_SECONDS:-15} s without load for the purge. About 55 s in all.
 #
-# Fails when the table ever held more rows than the cap (+ ${FLOOD_CAP_SLACK:-0}), a 5xx other than 503
+# Fails when the table ever held more rows than the cap (+ ${FLOOD_CAP_SLACK:-8}: saves in flight at once each see
+# the count below the cap, at most one per pooled connection, PASSKEYD_POOL_SIZE 8), a 5xx other than 503
 # ceremony_capacity_reached (or a transport error) appeared, passkeyd crashed or did not exit 0 on SIGTERM, or VmRSS
 # grew more than ${FLOOD_RSS_BOUND_MB:-64} MB over its figure after the warm-up. passkeyd keeps no per-ceremony state
 # in memory (the table is in PostgreSQL); what may grow under a flood is the rate limiters' keys (at most 100,000,

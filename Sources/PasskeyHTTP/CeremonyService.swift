@@ -76,7 +76,7 @@ public struct CeremonyService: Sendable {
                     request: request, challengeSource: challengeSource, now: now)
                 return (options, PendingCeremony(
                     challenge: state.challenge, kind: .registration, userHandle: user.id, state: state.stateBytes,
-                    expiresAt: state.expiresAt, intent: intent, subject: capSubject))
+                    expiresAt: state.expiresAt, intent: intent, subject: capSubject, forKnownUser: existing != nil))
             })
         }
         return try outcome.get()
@@ -147,7 +147,7 @@ public struct CeremonyService: Sendable {
                 challengeSource: challengeSource, now: now)
             return Self.ceremony(.success((options, PendingCeremony(
                 challenge: state.challenge, kind: .authentication, userHandle: handle, state: state.stateBytes,
-                expiresAt: state.expiresAt, subject: capSubject))))
+                expiresAt: state.expiresAt, subject: capSubject, forKnownUser: user != nil))))
         }
         return try outcome.get()
     }

@@ -1,15 +1,30 @@
 import COSECrypto
+import HTTPTypes
+import Hummingbird
 import Logging
 import PasskeyStore
 import WebAuthnModel
 
 /// Who is asking, for the request being handled: set by ``API/handle(_:_:_:failureBody:adjust:_:)`` around the
-/// route's body, read where a change is made (the audit context goes to the store explicitly) and logged.
+/// route's body, read where a change is made (the audit context goes to the store explicitly) and logged. What it
+/// records is built only when asked for (a change), never on the sign-in path.
 struct RequestScope: Sendable {
     @TaskLocal static var current: RequestScope?
 
-    let audit: AuditContext
-    let logger: Logger
+    let api: API
+    let operation: Operation
+    /// Which configured key authorised the request (nil: open endpoints).
+    let key: Int?
+    let headers: HTTPFields
+    let context: PasskeyRequestContext
+
+    var logger: Logger { context.logger }
+
+    var audit: AuditContext {
+        AuditContext(
+            requestID: context.id, actor: api.actor(operation, key: key),
+            clientAddress: api.limiter.clientAddress(headers: headers, peer: context.remoteAddress))
+    }
 
     /// The audit context of the current request; `system` outside one.
     static var audit: AuditContext { current?.audit ?? .system }

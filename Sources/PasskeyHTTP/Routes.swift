@@ -145,18 +145,22 @@ struct API: Sendable {
         var failed: FailedRequest?
         do {
             // Per client address first (also unauthenticated requests: key guessing), then per API key.
-            let client = limiter.clientAddress(headers: request.headers, peer: context.remoteAddress)
+            // The address (a string) only when a limit needs it: off by default on the ceremony path.
             switch operation.access {
-            case .ceremony: try RateLimiter.check(limiter.perClient, client, scope: "client")
-            case .admin: try RateLimiter.check(limiter.admin, client, scope: "admin")
+            case .ceremony:
+                if let buckets = limiter.perClient {
+                    try RateLimiter.check(buckets, limiter.clientAddress(headers: request.headers, peer: context.remoteAddress), scope: "client")
+                }
+            case .admin:
+                if let buckets = limiter.admin {
+                    try RateLimiter.check(buckets, limiter.clientAddress(headers: request.headers, peer: context.remoteAddress), scope: "admin")
+                }
             }
             let key = try authorize(request, operation.access)
             if let key, operation.access == .ceremony {
                 try RateLimiter.check(limiter.perAPIKey, "key\(key)", scope: "api_key")
             }
-            let scope = RequestScope(
-                audit: AuditContext(requestID: context.id, actor: actor(operation, key: key), clientAddress: client),
-                logger: context.logger)
+            let scope = RequestScope(api: self, operation: operation, key: key, headers: request.headers, context: context)
             var request = request
             let buffer: ByteBuffer
             do {

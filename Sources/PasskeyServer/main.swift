@@ -92,7 +92,7 @@ do {
     // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches
     // the save statement to counting the whole table near the cap) is refreshed every 5 s.
     let purger = Task {
-        var sincePurge = 0
+        var sincePurge = 60  // the first check purges: rows may have expired while no instance ran
         while true {
             do { try await Task.sleep(for: .seconds(5)) } catch { return }  // cancelled: shutting down
             sincePurge += 5

@@ -27,7 +27,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     }
 
     public func saveCeremony(_ ceremony: PendingCeremony) throws(StoreError) {
-        if let total = caps.total, ceremonies.count >= total {
+        if let total = caps.total(for: ceremony), ceremonies.count >= total {
             throw StoreError(.ceremonyCapacityReached, "\(ceremonies.count) pending ceremonies")
         }
         if let limit = caps.perSubject, let subject = ceremony.subject {

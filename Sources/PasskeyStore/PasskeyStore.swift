@@ -122,12 +122,16 @@ public struct PendingCeremony: Sendable, Hashable {
     /// Whom the ceremony is for, for the per-user cap on pending ceremonies (``CeremonyCaps``): see
     /// ``PendingCeremony/subject(handle:)`` and ``PendingCeremony/subject(name:)``; nil for a discoverable sign-in.
     public let subject: [UInt8]?
+    /// For a user who exists (a named sign-in, a passkey added by id): may use the part of the global cap held back
+    /// from anonymous begins (``CeremonyCaps/anonymousTotal``), so a flood of anonymous begins does not lock them out.
+    public let forKnownUser: Bool
 
     public init(
         challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, state: [UInt8], expiresAt: Date,
-        intent: RegistrationIntent = .existingUser, subject: [UInt8]? = nil
+        intent: RegistrationIntent = .existingUser, subject: [UInt8]? = nil, forKnownUser: Bool = false
     ) {
         self.subject = subject
+        self.forKnownUser = forKnownUser
         self.challenge = challenge
         self.kind = kind
         self.userHandle = userHandle
@@ -149,7 +153,15 @@ public struct CeremonyCaps: Sendable, Hashable {
     /// Unexpired ceremonies per subject (user); past it a begin is ``StoreError/Code/tooManyPendingCeremonies``.
     public var perSubject: Int?
     /// Ceremonies in the table, expired or not; past it a begin is ``StoreError/Code/ceremonyCapacityReached``.
+    /// Begins that name no existing user (discoverable sign-ins, unknown names, sign-ups) stop at
+    /// ``anonymousTotal``: the last tenth is held for users who exist, who are bounded by ``perSubject`` each.
     public var total: Int?
+
+    /// Where begins without a known user stop: 90 % of ``total``.
+    public var anonymousTotal: Int? { total.map { $0 - max(1, $0 / 10) } }
+
+    /// The cap that applies to `ceremony`.
+    public func total(for ceremony: PendingCeremony) -> Int? { ceremony.forKnownUser ? total : anonymousTotal }
 
     public init(perSubject: Int? = nil, total: Int? = nil) {
         self.perSubject = perSubject

@@ -17,15 +17,17 @@ public final class PostgresPasskeyStore: PasskeyStore {
     /// - Parameters:
     ///   - pool: connections to a database migrated with `Migrations/`.
     ///   - caps: bounds on pending ceremonies. The per-user cap is checked by the statement that saves each
-    ///     ceremony. The global cap is checked by that statement only while the table is near it (the last
-    ///     ``refreshCeremonyCount()`` saw at least 80% of it); below, begins do not count the table.
+    ///     ceremony. The global cap is checked by that statement only while the table may be near it: from the
+    ///     moment the last ``refreshCeremonyCount()`` plus the ceremonies this instance saved since reach 80% of
+    ///     the anonymous cap; below, begins do not count the table. (Other instances' saves since the last refresh
+    ///     are not seen: with N instances the table can pass the cap by what N - 1 of them save in 5 s.)
     public init(pool: PGPool, caps: CeremonyCaps = .none) {
         self.pool = pool
         self.caps = caps
     }
 
-    /// Where the save statement starts counting the whole table.
-    var preciseThreshold: Int? { caps.total.map { max(0, $0 * 4 / 5) } }
+    /// Where the save statement starts counting the whole table: 80 % of the anonymous cap.
+    var preciseThreshold: Int? { caps.anonymousTotal.map { max(0, $0 * 4 / 5) } }
 
     /// Counts the ceremony table (at most up to the precise threshold) for the global cap; the executable calls it
     /// every few seconds. Returns the count.
@@ -209,13 +211,22 @@ public final class PostgresPasskeyStore: PasskeyStore {
     public func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError) {
         let limits = saveLimits
         try await run { connection in try Self.save(ceremony, limits: limits, on: connection) }
+        approximateCeremonies.wrappingAdd(1, ordering: .relaxed)
     }
 
-    /// $8, $9, $10 of the save statement as of now.
-    var saveLimits: (perSubject: Int64, precise: Bool, total: Int64) {
-        let total = caps.total.map(Int64.init) ?? Int64.max
+    /// $8, $9 and the two values of $10 (known user, anonymous) of the save statement as of now.
+    var saveLimits: SaveLimits {
         let precise = preciseThreshold.map { approximateCeremonies.load(ordering: .relaxed) >= $0 } ?? false
-        return (caps.perSubject.map(Int64.init) ?? Int64.max, precise, total)
+        return SaveLimits(
+            perSubject: caps.perSubject.map(Int64.init) ?? Int64.max, precise: precise,
+            total: caps.total.map(Int64.init) ?? Int64.max, anonymousTotal: caps.anonymousTotal.map(Int64.init) ?? Int64.max)
+    }
+
+    struct SaveLimits: Sendable {
+        let perSubject: Int64
+        let precise: Bool
+        let total: Int64
+        let anonymousTotal: Int64
     }
 
     /// A user by name with their credentials (sign-in columns), in one statement: one row per credential, or one
@@ -244,7 +255,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
     ) async throws(StoreError) -> Outcome {
         let limits = saveLimits
-        return try await run { connection in
+        let saved = try await run { connection in
             var user: StoredUser?
             var credentials: [StoredCredential] = []
             if let lookup {
@@ -259,13 +270,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
             }
             let (outcome, ceremony) = build(user, credentials)
             if let ceremony { try Self.save(ceremony, limits: limits, on: connection) }
-            return outcome
+            return (outcome, ceremony != nil)
         }
+        if saved.1 { approximateCeremonies.wrappingAdd(1, ordering: .relaxed) }
+        return saved.0
     }
 
-    static func save(
-        _ ceremony: PendingCeremony, limits: (perSubject: Int64, precise: Bool, total: Int64), on connection: PGConnection
-    ) throws {
+    static func save(_ ceremony: PendingCeremony, limits: SaveLimits, on connection: PGConnection) throws {
+        let total = ceremony.forKnownUser ? limits.total : limits.anonymousTotal
         var bindings = PGBindings()
         bindings.append(ceremony.challenge)
         bindings.append(ceremony.kind.rawValue)
@@ -276,7 +288,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         bindings.append(ceremony.subject)
         bindings.append(limits.perSubject)
         bindings.append(limits.precise)
-        bindings.append(limits.total)
+        bindings.append(total)
         let result = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
         guard try result.decode(Int64.self, row: 0, column: 0) == 0 else { return }
         let perSubject = try result.decode(Int64.self, row: 0, column: 1)
