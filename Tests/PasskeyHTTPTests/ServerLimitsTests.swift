@@ -105,6 +105,8 @@ struct ServerLimitsTests {
             }
             #expect(closedAt.count == attackers.count, "every trickling connection is closed")
             let slowest = closedAt.values.max() ?? .zero
+            let fastest = closedAt.values.min() ?? .zero
+            print("connection limits: \(closedAt.count) of \(attackers.count) trickling connections closed, between \(fastest) and \(slowest) after the first header line (idle timeout 1 s)")
             // 1 s plus scheduling slack (the suite runs beside hundreds of other tests on two cores).
             #expect(slowest < .seconds(5), "closed within the idle timeout plus scheduling slack: \(slowest)")
         }
@@ -123,6 +125,7 @@ struct ServerLimitsTests {
                 closed = !connection.send(" ") || connection.closedByServer(within: .milliseconds(300))
             }
             let elapsed = ContinuousClock.now - start
+            print("connection limits: a body trickled at 1 byte / 300 ms was closed after \(elapsed) (read timeout 1 s)")
             #expect(closed && elapsed < .seconds(5), "closed after \(elapsed) (read timeout 1 s, plus slack)")
         }
     }
