@@ -21,21 +21,9 @@ extension RelyingParty {
         guard let attested = authenticatorData.attestedCredentialData else {
             throw WebAuthnError(.attestedCredentialDataMissing, "AT flag clear")
         }
-        let credentialKey: PublicKey
-        do {
-            credentialKey = try PublicKey(cose: attested.publicKey, policy: keyPolicy)
-        } catch {
-            throw WebAuthnError(.invalidPublicKey, "credential public key: \(error)")
-        }
-        guard let format = AttestationFormats.all[fmt] else {
-            throw WebAuthnError(.unsupportedAttestationFormat, "fmt \(fmt.debugDescription)")
-        }
-        let outcome = try format.verify(
-            AttestationInput(
-                statement: statement, authenticatorData: authenticatorData, attestedCredential: attested,
-                clientDataHash: clientDataHash, credentialKey: credentialKey, policy: attestation, time: now))
-        let assessment = try AttestationTrustAssessment.assess(
-            outcome, format: fmt, aaguid: attested.aaguid, policy: attestation, time: now)
+        let (_, outcome, assessment) = try verifyStatement(
+            fmt: fmt, statement: statement, authenticatorData: authenticatorData, attested: attested,
+            clientDataHash: clientDataHash, now: now)
         return (fmt, outcome.type, assessment.trust)
     }
 }

@@ -111,27 +111,9 @@ extension RelyingParty {
         guard state.algorithms.contains(alg) else {
             throw WebAuthnError(.algorithmNotAllowed, "credential alg \(alg) was not requested")
         }
-        let credentialKey: PublicKey
-        do {
-            credentialKey = try PublicKey(cose: attested.publicKey, policy: keyPolicy)
-        } catch {
-            throw WebAuthnError(.invalidPublicKey, "credential public key: \(error)")
-        }
-
-        // Step 21: "Determine the attestation statement format by performing a USASCII case-sensitive match on fmt
-        // against the set of supported WebAuthn Attestation Statement Format Identifier values."
-        guard let format = AttestationFormats.all[fmt] else {
-            throw WebAuthnError(.unsupportedAttestationFormat, "fmt \(fmt.debugDescription)")
-        }
-        // Step 22: "Verify that attStmt is a correct attestation statement, conveying a valid attestation signature,
-        // by using the attestation statement format fmt's verification procedure."
-        let outcome = try format.verify(
-            AttestationInput(
-                statement: statement, authenticatorData: authenticatorData, attestedCredential: attested,
-                clientDataHash: clientDataHash, credentialKey: credentialKey, policy: attestation, time: now))
-        // Steps 23–24: "obtain a list of acceptable trust anchors ... Assess the attestation trustworthiness."
-        let assessment = try AttestationTrustAssessment.assess(
-            outcome, format: fmt, aaguid: attested.aaguid, policy: attestation, time: now)
+        let (credentialKey, outcome, assessment) = try verifyStatement(
+            fmt: fmt, statement: statement, authenticatorData: authenticatorData, attested: attested,
+            clientDataHash: clientDataHash, now: now)
 
         // Step 25: "Verify that the credentialId is ≤ 1023 bytes."
         guard attested.credentialID.count <= 1023 else {
@@ -163,6 +145,35 @@ extension RelyingParty {
                 OptionValues.attachments.contains($0) ? $0 : nil
             },
             authenticatorExtensions: authenticatorData.extensions, clientExtensionResults: clientExtensionResults)
+    }
+
+    /// The credential key, then steps 21–24: the format's verification procedure and the trust assessment. Shared by
+    /// ``finishRegistration(_:state:now:)`` and the fuzzing entry ``verifyAttestationStatement(_:clientDataHash:now:)``.
+    func verifyStatement(
+        fmt: String, statement: CBORValue, authenticatorData: AuthenticatorData, attested: AttestedCredentialData,
+        clientDataHash: [UInt8], now: Date
+    ) throws(WebAuthnError) -> (key: PublicKey, outcome: AttestationOutcome, assessment: AttestationAssessment) {
+        let credentialKey: PublicKey
+        do {
+            credentialKey = try PublicKey(cose: attested.publicKey, policy: keyPolicy)
+        } catch {
+            throw WebAuthnError(.invalidPublicKey, "credential public key: \(error)")
+        }
+        // Step 21: "Determine the attestation statement format by performing a USASCII case-sensitive match on fmt
+        // against the set of supported WebAuthn Attestation Statement Format Identifier values."
+        guard let format = AttestationFormats.all[fmt] else {
+            throw WebAuthnError(.unsupportedAttestationFormat, "fmt \(fmt.debugDescription)")
+        }
+        // Step 22: "Verify that attStmt is a correct attestation statement, conveying a valid attestation signature,
+        // by using the attestation statement format fmt's verification procedure."
+        let outcome = try format.verify(
+            AttestationInput(
+                statement: statement, authenticatorData: authenticatorData, attestedCredential: attested,
+                clientDataHash: clientDataHash, credentialKey: credentialKey, policy: attestation, time: now))
+        // Steps 23–24: "obtain a list of acceptable trust anchors ... Assess the attestation trustworthiness."
+        let assessment = try AttestationTrustAssessment.assess(
+            outcome, format: fmt, aaguid: attested.aaguid, policy: attestation, time: now)
+        return (credentialKey, outcome, assessment)
     }
 
     /// Step 13: `fmt` (text), `attStmt` (map) and `authData` (bytes) from the attestation object.
