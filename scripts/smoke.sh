@@ -71,7 +71,9 @@ expect 200 GET "/v1/admin/audit-events?user=$user_id" "${ADMIN[@]}" \
     | jq -e '[.events[].event] == ["user.created","credential.registered","credential.registered","credential.renamed","credential.deleted","credential.deleted","user.deleted"]' >/dev/null \
     || fail "audit trail"
 expect 200 GET /openapi.json | jq -e '.openapi' >/dev/null || fail "openapi"
-curl -sf "$API/metrics" | grep -q '^passkeyd_requests_total' || fail "metrics"
+# Read whole, then search: `curl | grep -q` fails under pipefail when grep exits before curl has written everything.
+metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
+grep -q '^passkeyd_requests_total' <<<"$metrics" || fail "metrics"
 kill -TERM $server
 wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "smoke: README walkthrough passed against a running passkeyd"
