@@ -602,12 +602,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
                     )
                     SELECT count(*) FROM deleted
                     """,
-                bindings: {
-                    var bindings = PGBindings()
-                    bindings.append(id)
-                    bindings.append(contentsOf: audit)
-                    return bindings
-                }()))
+                bindings: PGBindings.audited(id, audit)))
             return try result.decode(Int64.self, row: 0, column: 0) > 0
         }
     }
@@ -634,12 +629,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
                     )
                     SELECT count(*) FROM deleted
                     """,
-                bindings: {
-                    var bindings = PGBindings()
-                    bindings.append(handle)
-                    bindings.append(contentsOf: audit)
-                    return bindings
-                }()))
+                bindings: PGBindings.audited(handle, audit)))
             return try result.decode(Int64.self, row: 0, column: 0) > 0
         }
     }
@@ -685,6 +675,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
 }
 
 extension PGBindings {
+    /// `$1` = `key`, then `$2`-`$4` the audit context: the bindings of the delete statements.
+    static func audited(_ key: [UInt8], _ audit: AuditContext) -> PGBindings {
+        var bindings = PGBindings()
+        bindings.append(key)
+        bindings.append(contentsOf: audit)
+        return bindings
+    }
+
     /// An audit context as three parameters: request id, actor, client address.
     mutating func append(contentsOf audit: AuditContext) {
         append(audit.requestID)
