@@ -10,7 +10,7 @@
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
 #                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
-#   scripts/dev.sh fuzz [--time S] [TARGET…]
+#   scripts/dev.sh fuzz [--time S] [--jobs N] [--timeout S] [TARGET…]
 #                         the libFuzzer targets (scripts/fuzz.sh); the test command runs each for 10 s
 #
 # Works on a fresh Debian bookworm machine as root (or with sudo available). Swift itself is expected
