@@ -55,9 +55,12 @@ let package = Package(
 
         // MARK: ceremony engine
         .target(name: "WebAuthnModel", swiftSettings: strictSettings),
+        // JWS / JWK for every domain (SafetyNet and the MDS BLOB, provider ID tokens, passkeyd's own tokens): compact
+        // parse with size caps, algorithm allow-lists passed as values, verification with a JWK set or a secret.
+        .target(name: "JOSE", dependencies: ["WebAuthnModel", "COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .target(
             name: "WebAuthnCore",
-            dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto"],
+            dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto", "JOSE"],
             swiftSettings: strictSettings
         ),
 
