@@ -64,6 +64,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: native sign-in with a provider's ID token (pure: profiles, nonce rules, verification; keys as values)
+        .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+
         // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
         .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
 
