@@ -71,10 +71,10 @@ let package = Package(
         .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
 
         // MARK: storage
-        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
+        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto"], swiftSettings: strictSettings),
         .target(
             name: "PasskeyStorePostgres",
-            dependencies: ["PasskeyStore", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["PasskeyStore", "IdentityCore", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
 
@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "PasskeyHTTP",
             dependencies: [
-                "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto",
+                "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "PasskeyServerSupport",
             dependencies: [
-                "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto",
+                "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto", "IdentityCore", "JOSE",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

@@ -20,6 +20,18 @@ public struct PendingIDTokenSession: Sendable, Hashable {
         self.nonce = nonce
         self.expiresAt = expiresAt
     }
+
+    /// What the store keeps as the session's state: `provider NUL nonce` (both printable ASCII).
+    public var encodedState: [UInt8] { Array(provider.utf8) + [0] + Array(nonce.utf8) }
+
+    /// The session from its stored state; `nil` if the state is not one ``encodedState`` wrote.
+    public init?(id: [UInt8], encodedState state: [UInt8], expiresAt: Date) {
+        let parts = state.split(separator: 0, omittingEmptySubsequences: false)
+        guard parts.count == 2, let provider = String(validating: parts[0], as: UTF8.self),
+              let nonce = String(validating: parts[1], as: UTF8.self), !provider.isEmpty, !nonce.isEmpty
+        else { return nil }
+        self.init(id: id, provider: provider, nonce: nonce, expiresAt: expiresAt)
+    }
 }
 
 /// What begin answers: the session id, the nonce, what the app hands the provider SDK, and the expiry.
@@ -70,11 +82,10 @@ public enum IDTokenSignIn {
     ///   - pending: the consumed session (`nil`: none was found).
     ///   - provider: the provider the finish names.
     ///   - now: the current time (the store's consume reports expiry by the database clock; this repeats it).
-    /// - Throws: ``IdentityError/Code/sessionUnknown``, ``IdentityError/Code/sessionExpired``,
-    ///   ``IdentityError/Code/providerMismatch``.
+    /// - Throws: ``IdentityError/Code/sessionUnknown`` (also for an expired one), ``IdentityError/Code/providerMismatch``.
     public static func checkSession(_ pending: PendingIDTokenSession?, provider: String, now: Date) throws(IdentityError) -> PendingIDTokenSession {
         guard let pending else { throw IdentityError(.sessionUnknown, "no pending ID-token session with that id") }
-        guard now < pending.expiresAt else { throw IdentityError(.sessionExpired, "session expired at \(pending.expiresAt)") }
+        guard now < pending.expiresAt else { throw IdentityError(.sessionUnknown, "session expired at \(pending.expiresAt)") }
         guard pending.provider == provider else {
             throw IdentityError(.providerMismatch, "session was begun for \(pending.provider), finished as \(provider.prefix(32))")
         }

@@ -4,10 +4,9 @@
 public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, CaseIterable {
         // The pending session (begin → finish), checked before the token.
-        /// No pending session with that id (never issued, already consumed, or purged).
+        /// No usable pending session with that id: never issued, already used (a finish uses its session up whatever
+        /// its outcome), or expired (the database clock decides, as for passkey ceremonies).
         case sessionUnknown = "idtoken_session_unknown"
-        /// The pending session expired before the finish.
-        case sessionExpired = "idtoken_session_expired"
         /// The session was begun for another provider.
         case providerMismatch = "idtoken_provider_mismatch"
         /// The provider is not configured here.

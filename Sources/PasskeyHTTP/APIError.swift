@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCore
 import PasskeyStore
 import WebAuthnCore
 
@@ -63,12 +64,34 @@ public struct APIError: Error, Sendable, Equatable {
                 message: "This user has too many sign-ins or registrations in progress; finish one or retry later.")
         case .ceremonyCapacityReached:
             self.init(status: 503, code: error.code.rawValue, message: "Too many ceremonies are in progress; retry shortly.")
+        case .identityLinkedElsewhere:
+            self.init(status: 409, code: error.code.rawValue, message: "This identity already belongs to another user.")
         default:
             self.init(status: 503, code: error.code.rawValue, message: "Storage is unavailable; try again.")
         }
     }
 
     /// `{"error":{"code":...,"message":...}}`, with both strings escaped as JSON strings.
+    init(_ error: IdentityError) {
+        switch error.code {
+        case .sessionUnknown:
+            self.init(
+                status: 400, code: error.code.rawValue,
+                message: "No pending sign-in has this session: it is unknown, expired or already used; begin again.")
+        case .providerUnknown:
+            self.init(status: 400, code: error.code.rawValue, message: "This identity provider is not configured.")
+        case .providerMismatch:
+            self.init(status: 400, code: error.code.rawValue, message: "The session was begun for another provider.")
+        case .tooLarge, .malformed, .criticalHeader:
+            self.init(status: 400, code: error.code.rawValue, message: "The ID token is malformed.")
+        default:
+            self.init(status: 422, code: error.code.rawValue, message: "The ID token failed verification.")
+        }
+    }
+
+    static let providerUnavailable = APIError(
+        status: 503, code: "provider_unavailable", message: "The identity provider's keys are unavailable; try again.")
+
     var jsonBody: [UInt8] {
         var text = #"{"error":{"code":"#
         JSONString.append(code, to: &text)
@@ -123,6 +146,13 @@ struct FailedRequest: Sendable {
         case let error as WebAuthnError:
             self.error = APIError(error)
             reason = error.reason
+        case let error as IdentityError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as ProviderKeyError:
+            self.error = .providerUnavailable
+            reason = error.reason
+            retryAfter = 30
         case let error as StoreError:
             self.error = APIError(error)
             reason = error.reason

@@ -55,6 +55,7 @@ func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
             try await admin.deleteCredential(try AdminAPI.id(context, "credentialId"))
         }
     }
+    if let identity = api.identity { addAdminIdentityRoutes(to: router, api: api, identities: identity.identities) }
 }
 
 extension Operation {
@@ -244,6 +245,7 @@ struct AuditEventJSON: Encodable {
     let actor: String
     let userId: String?
     let credentialId: String?
+    let identityId: String?
     let clientAddress: String?
 
     init(_ event: AuditEvent) {
@@ -254,6 +256,7 @@ struct AuditEventJSON: Encodable {
         actor = event.context.actor
         userId = event.userHandle.map(Base64URL.encode)
         credentialId = event.credentialID.map(Base64URL.encode)
+        identityId = event.identityID.map(Base64URL.encode)
         clientAddress = event.context.clientAddress
     }
 
@@ -266,10 +269,11 @@ struct AuditEventJSON: Encodable {
         try container.encode(actor, forKey: .actor)
         try container.encode(userId, forKey: .userId)
         try container.encode(credentialId, forKey: .credentialId)
+        try container.encode(identityId, forKey: .identityId)
         try container.encode(clientAddress, forKey: .clientAddress)
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, event, requestId, actor, userId, credentialId, clientAddress }
+    enum CodingKeys: String, CodingKey { case id, occurredAt, event, requestId, actor, userId, credentialId, identityId, clientAddress }
 }
 
 struct AuditPage: Encodable {

@@ -275,6 +275,8 @@ extension API {
                 try Self.checkBinding(response.challenge, session: sessionChallenge)
                 consumed = true
                 _ = try await service.finishAuthentication(response)
+            case .idToken:
+                preconditionFailure("conformance sessions are passkey ceremonies")
             }
         } catch {
             // Every result ends its session: a ceremony the service did not reach is consumed here.

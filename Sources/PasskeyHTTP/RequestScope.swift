@@ -30,11 +30,12 @@ struct RequestScope: Sendable {
     static var audit: AuditContext { current?.audit ?? .system }
 
     /// The audit line of a change that committed: the same event the store wrote, at `info`.
-    static func log(_ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil) {
+    static func log(_ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil, identity: [UInt8]? = nil) {
         guard let scope = current else { return }
         var metadata: Logger.Metadata = ["event": .string(kind.rawValue), "actor": .string(scope.audit.actor)]
         if let user { metadata["user_id"] = .string(Base64URL.encode(user)) }
         if let credential { metadata["credential_id"] = .string(Base64URL.encode(credential)) }
+        if let identity { metadata["identity_id"] = .string(Base64URL.encode(identity)) }
         if let address = scope.audit.clientAddress { metadata["client_address"] = .string(address) }
         scope.logger.info("audit", metadata: metadata)
     }

@@ -60,9 +60,11 @@ enum Access: Sendable {
 /// Builds the router: the ceremony endpoints under `/v1/registration` and `/v1/authentication`, the admin API
 /// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise),
 /// `/openapi.json` and, when the configuration has an exporter, `/metrics`.
-public func buildRouter(service: CeremonyService, configuration: HTTPConfiguration = .init()) -> Router<PasskeyRequestContext> {
+public func buildRouter(
+    service: CeremonyService, identity: IdentityService? = nil, configuration: HTTPConfiguration = .init()
+) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
-    let api = API(service: service, configuration: configuration)
+    let api = API(service: service, identity: identity, configuration: configuration)
     router.get("/healthz") { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
     router.get("/readyz") { _, context in
         do {
@@ -87,6 +89,7 @@ public func buildRouter(service: CeremonyService, configuration: HTTPConfigurati
     router.post("/v1/authentication/finish") { request, context in
         await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
     }
+    if identity != nil { addIdentityRoutes(to: router, api: api) }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }
@@ -109,6 +112,8 @@ struct Operation: Sendable, Hashable {
 /// Request handling shared by the routes.
 struct API: Sendable {
     let service: CeremonyService
+    /// ID-token sign-in; nil when no provider is configured (its routes are then absent).
+    let identity: IdentityService?
     let configuration: HTTPConfiguration
     /// SHA-256 of each API key, compared in constant time.
     let keyDigests: [[UInt8]]
@@ -119,9 +124,10 @@ struct API: Sendable {
     /// Token buckets per client address, API key and user.
     let limiter: RateLimiter
 
-    init(service: CeremonyService, configuration: HTTPConfiguration) {
+    init(service: CeremonyService, identity: IdentityService? = nil, configuration: HTTPConfiguration) {
         self.limiter = RateLimiter(configuration.rateLimits)
         self.service = service
+        self.identity = identity
         self.configuration = configuration
         self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
         self.adminKeyDigests = configuration.adminKeys.map { Digest.sha256(Array($0.utf8)) }

@@ -77,6 +77,8 @@ public struct Settings: Sendable {
     public var rateLimits: RateLimits
     /// Bounds on pending ceremonies (`PASSKEYD_PENDING_PER_USER`, `PASSKEYD_PENDING_MAX`).
     public var ceremonyCaps: CeremonyCaps
+    /// ID-token sign-in providers (`PASSKEYD_IDTOKEN_*`; IdentitySettings.swift).
+    public var identity: IdentitySettings
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -301,13 +303,15 @@ public struct Settings: Sendable {
         let total = try reader.integer("PASSKEYD_PENDING_MAX", default: 1_000_000, in: 0...100_000_000)
         ceremonyCaps = CeremonyCaps(perSubject: perUser == 0 ? nil : perUser, total: total == 0 ? nil : total)
 
+        identity = try IdentitySettings(reader, warnings: &warnings)
+
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {
             warnings.append("PASSKEYD_DEMO: the demo page is on: anyone who reaches /demo can register passkeys (no API key); not for production")
         }
 
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
-            guard !Self.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
+            guard !Self.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix), !name.hasPrefix("PASSKEYD_IDTOKEN_"),
                 !Self.foreignPrefixes.contains(where: { name.hasPrefix($0) })
             else { continue }
             let near = Self.variables.first { $0.hasPrefix(name) || name.hasPrefix($0) }

@@ -8,7 +8,9 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     private var credentials: [[UInt8]: StoredCredential] = [:]
     private var ceremonies: [[UInt8]: PendingCeremony] = [:]
     private var events: [AuditEvent] = []
-    private let now: @Sendable () -> Date
+    /// ID-token sign-in (InMemoryPasskeyStore+Identities.swift).
+    var identityRecords: [[UInt8]: StoredIdentity] = [:]
+    let now: @Sendable () -> Date
     private let caps: CeremonyCaps
 
     /// - Parameters:
@@ -51,10 +53,14 @@ public actor InMemoryPasskeyStore: PasskeyStore {
             user: credential.flatMap { users[$0.record.userHandle] })
     }
 
-    private func record(_ kind: AuditEventKind, _ audit: AuditContext, user: [UInt8]?, credential: [UInt8]?) {
+    func record(_ kind: AuditEventKind, _ audit: AuditContext, user: [UInt8]?, credential: [UInt8]?, identity: [UInt8]? = nil) {
         events.append(AuditEvent(
-            id: Int64(events.count + 1), occurredAt: now(), kind: kind, context: audit, userHandle: user, credentialID: credential))
+            id: Int64(events.count + 1), occurredAt: now(), kind: kind, context: audit, userHandle: user, credentialID: credential,
+            identityID: identity))
     }
+
+    /// Adds a user (the identity sign-in's new users); the caller checked name and handle are free.
+    func insertUser(_ user: StoredUser) { users[user.handle] = user }
 
     public func auditEvents(_ query: AuditQuery) -> [AuditEvent] {
         events.filter { event in
@@ -137,6 +143,10 @@ public actor InMemoryPasskeyStore: PasskeyStore {
             record(.credentialDeleted, audit, user: handle, credential: credential.id)
         }
         credentials = credentials.filter { $0.value.record.userHandle != handle }
+        for identity in identityRecords.values.filter({ $0.userHandle == handle }).sorted(by: { $0.createdAt < $1.createdAt }) {
+            record(.identityUnlinked, audit, user: handle, credential: nil, identity: identity.id)
+        }
+        identityRecords = identityRecords.filter { $0.value.userHandle != handle }
         record(.userDeleted, audit, user: handle, credential: nil)
         return true
     }

@@ -94,6 +94,9 @@ public struct StoredAttestation: Sendable, Hashable {
 /// Which ceremony a pending challenge belongs to.
 public enum CeremonyKind: String, Sendable, Hashable, Codable {
     case registration, authentication
+    /// A pending ID-token sign-in (the challenge is the session id; the state is the provider and the nonce): the
+    /// same single-use row, caps and purge as a passkey ceremony, and a passkey challenge is never a session.
+    case idToken = "idtoken"
 }
 
 /// What a registration does with its user, decided at begin and kept with the ceremony (never taken from the
@@ -199,6 +202,8 @@ public enum AuditEventKind: String, Sendable, Hashable, CaseIterable {
     case credentialRegistered = "credential.registered"
     case credentialRenamed = "credential.renamed"
     case credentialDeleted = "credential.deleted"
+    case identityLinked = "identity.linked"
+    case identityUnlinked = "identity.unlinked"
 }
 
 /// One row of the append-only audit trail.
@@ -210,9 +215,12 @@ public struct AuditEvent: Sendable, Hashable {
     public let context: AuditContext
     public let userHandle: [UInt8]?
     public let credentialID: [UInt8]?
+    /// The provider identity an `identity.*` event is about.
+    public let identityID: [UInt8]?
 
     public init(
-        id: Int64, occurredAt: Date, kind: AuditEventKind, context: AuditContext, userHandle: [UInt8]?, credentialID: [UInt8]?
+        id: Int64, occurredAt: Date, kind: AuditEventKind, context: AuditContext, userHandle: [UInt8]?, credentialID: [UInt8]?,
+        identityID: [UInt8]? = nil
     ) {
         self.id = id
         self.occurredAt = occurredAt
@@ -220,6 +228,7 @@ public struct AuditEvent: Sendable, Hashable {
         self.context = context
         self.userHandle = userHandle
         self.credentialID = credentialID
+        self.identityID = identityID
     }
 }
 

@@ -611,21 +611,25 @@ public final class PostgresPasskeyStore: PasskeyStore {
         _ = try await run { connection in _ = try connection.execute("SELECT 1") }
     }
 
-    /// The user, their credentials (cascade) and one audit event for each, in one statement (every part reads the
-    /// same snapshot, so the credential events name exactly the credentials the cascade deletes).
+    /// The user, their credentials and identities (cascade) and one audit event for each, in one statement (every
+    /// part reads the same snapshot, so the events name exactly what the cascade deletes).
     public func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
         try await run { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
                     WITH deleted AS (DELETE FROM users WHERE user_handle = $1 RETURNING id, user_handle),
                     audit AS (
-                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
-                        SELECT e.event, $2, $3, e.user_handle, e.credential_id, $4 FROM (
-                            SELECT 1 AS position, c.created_at AS at, 'credential.deleted' AS event, d.user_handle, c.id AS credential_id
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, identity_id, client_address)
+                        SELECT e.event, $2, $3, e.user_handle, e.credential_id, e.identity_id, $4 FROM (
+                            SELECT 1 AS position, c.created_at AS at, 'credential.deleted' AS event, d.user_handle,
+                                   c.id AS credential_id, NULL::bytea AS identity_id
                               FROM deleted d JOIN credentials c ON c.user_id = d.id
                             UNION ALL
-                            SELECT 2, NULL, 'user.deleted', user_handle, NULL FROM deleted
-                        ) AS e ORDER BY e.position, e.at, e.credential_id
+                            SELECT 2, i.created_at, 'identity.unlinked', d.user_handle, NULL, i.id
+                              FROM deleted d JOIN identities i ON i.user_id = d.id
+                            UNION ALL
+                            SELECT 3, NULL, 'user.deleted', user_handle, NULL, NULL FROM deleted
+                        ) AS e ORDER BY e.position, e.at, e.credential_id, e.identity_id
                     )
                     SELECT count(*) FROM deleted
                     """,
@@ -638,7 +642,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         try await run { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
-                    SELECT id, occurred_at, event, request_id, actor, user_handle, credential_id, client_address
+                    SELECT id, occurred_at, event, request_id, actor, user_handle, credential_id, client_address, identity_id
                       FROM audit_events
                      WHERE ($1::bytea IS NULL OR user_handle = $1) AND ($2::timestamptz IS NULL OR occurred_at >= $2)
                        AND ($3::timestamptz IS NULL OR occurred_at < $3) AND ($4::bigint IS NULL OR id > $4)
@@ -661,7 +665,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
                         requestID: try result.decode(String?.self, row: row, column: 3), actor: try result.decode(String.self, row: row, column: 4),
                         clientAddress: try result.decode(String?.self, row: row, column: 7)),
                     userHandle: try result.decode([UInt8]?.self, row: row, column: 5),
-                    credentialID: try result.decode([UInt8]?.self, row: row, column: 6))
+                    credentialID: try result.decode([UInt8]?.self, row: row, column: 6),
+                    identityID: try result.decode([UInt8]?.self, row: row, column: 8))
             }
         }
     }

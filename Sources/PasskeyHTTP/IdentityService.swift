@@ -1,0 +1,107 @@
+public import COSECrypto
+public import Foundation
+public import IdentityCore
+import JOSE
+public import PasskeyStore
+
+/// One configured identity provider: its profile (what its tokens must look like) and where its keys come from.
+public struct IdentityProvider: Sendable {
+    public let profile: ProviderProfile
+    public let keys: any ProviderKeySource
+
+    public init(profile: ProviderProfile, keys: any ProviderKeySource) {
+        self.profile = profile
+        self.keys = keys
+    }
+}
+
+/// What the calling backend asks for a first sign-in of an identity (a returning identity just signs in).
+public enum IdentityLinkRequest: Sendable, Hashable {
+    /// Create a user for it: named `name` (taken: `user_exists`, never a link), or `provider:subject` with a random
+    /// suffix if that is taken; the display name defaults to the token's `name`, then its e-mail, then the name.
+    case create(name: String?, displayName: String?)
+    /// Attach it to this existing user (by handle), whom the backend has authenticated.
+    case attach([UInt8])
+}
+
+/// ID-token sign-in as the API runs it: the pure core, the provider keys and the store; no HTTP.
+///
+/// Begin saves a session as a ceremony of kind `idtoken` (single use, expiring, capped and purged like passkey
+/// ceremonies). Finish takes the session first (so it is used up whatever happens next), checks it, verifies the
+/// token with the provider's keys, then signs the identity in (returning, new user, or attached to the user the
+/// backend named by id).
+public struct IdentityService: Sendable {
+    public let providers: [String: IdentityProvider]
+    public let ceremonies: any PasskeyStore
+    public let identities: any IdentityStore
+    /// How long a begun session lives.
+    public let sessionTimeout: TimeInterval
+    let now: @Sendable () -> Date
+    let random: @Sendable (Int) -> [UInt8]
+
+    public init(
+        providers: [IdentityProvider], ceremonies: any PasskeyStore, identities: any IdentityStore, sessionTimeout: TimeInterval = 300,
+        now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable (Int) -> [UInt8] = SecureRandom.bytes(count:)
+    ) {
+        self.providers = Dictionary(providers.map { ($0.profile.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.ceremonies = ceremonies
+        self.identities = identities
+        self.sessionTimeout = sessionTimeout
+        self.now = now
+        self.random = random
+    }
+
+    /// The configured provider called `name`.
+    /// - Throws: ``IdentityError/Code/providerUnknown``.
+    public func provider(_ name: String) throws(IdentityError) -> IdentityProvider {
+        guard let provider = providers[name] else {
+            throw IdentityError(.providerUnknown, "provider \(name.prefix(32).debugDescription) is not configured")
+        }
+        return provider
+    }
+
+    /// Begins a sign-in with `provider`: a session with a fresh nonce, saved until it expires or is finished.
+    public func begin(provider name: String) async throws -> IDTokenBeginResult {
+        let provider = try provider(name)
+        let result = IDTokenSignIn.begin(profile: provider.profile, timeout: sessionTimeout, now: now(), random: random)
+        let session = result.session
+        try await ceremonies.saveCeremony(PendingCeremony(
+            challenge: session.id, kind: .idToken, userHandle: nil, state: session.encodedState, expiresAt: session.expiresAt))
+        return result
+    }
+
+    /// Finishes a sign-in: takes the session, verifies the token, signs the identity in under `link`.
+    /// - Parameters:
+    ///   - sessionID: the session id from begin.
+    ///   - provider: the provider the client says the token is from (must be the session's).
+    ///   - token: the ID token as received.
+    ///   - link: what to do with a first sign-in of this identity (the backend's choice, never the token's).
+    /// - Throws: ``IdentityError`` (one code per check), ``ProviderKeyError`` (no keys: 503), ``StoreError``.
+    public func finish(
+        sessionID: [UInt8], provider name: String, token: [UInt8], link: IdentityLinkRequest, audit: AuditContext
+    ) async throws -> IdentitySignInResult {
+        let provider = try provider(name)
+        // Session ids are 16 bytes; anything else was never one (and nothing is taken).
+        var pending: PendingIDTokenSession?
+        if sessionID.count == IDTokenSignIn.sessionIDLength,
+           let ceremony = try await ceremonies.takeCeremony(challenge: sessionID, kind: .idToken) {
+            pending = PendingIDTokenSession(id: sessionID, encodedState: ceremony.state, expiresAt: ceremony.expiresAt)
+        }
+        let current = now()
+        let session = try IDTokenSignIn.checkSession(pending, provider: name, now: current)
+        let unverified = try UnverifiedIDToken(token, profile: provider.profile)
+        let keys = try await provider.keys.keys(for: unverified.keyID)
+        let identity = try IDTokenSignIn.verify(unverified, session: session, profile: provider.profile, keys: keys, now: current)
+        let storeLink: IdentityLink
+        switch link {
+        case .attach(let handle):
+            storeLink = .attach(toUser: handle)
+        case .create(let name, let displayName):
+            let chosen = name ?? "\(identity.provider):\(identity.subject)"
+            storeLink = .signInOrCreate(
+                handle: random(32), name: chosen, displayName: displayName ?? identity.name ?? identity.email ?? chosen,
+                nameIsDefault: name == nil)
+        }
+        return try await identities.signIn(identity, link: storeLink, identityID: random(16), audit: audit)
+    }
+}
