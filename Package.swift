@@ -166,6 +166,10 @@ let package = Package(
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),
         .testTarget(
+            name: "IdentityCoreTests", dependencies: ["IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "PasskeyHTTPTests",
             dependencies: [
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
