@@ -173,7 +173,7 @@ let package = Package(
             name: "PasskeyHTTPTests",
             dependencies: [
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
-                "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto",
+                "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

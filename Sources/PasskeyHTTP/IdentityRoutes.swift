@@ -121,8 +121,19 @@ extension API {
         default: throw APIError(status: 400, code: "malformed_json", message: "authorizationCode must be a string.")
         }
         let link = try Self.identityLink(members["user"])
-        let result = try await service.finish(
-            sessionID: sessionID, provider: provider, token: Array(token.utf8), link: link, audit: RequestScope.audit)
+        // Per provider and outcome (only configured names become labels).
+        let label = service.providers[provider] == nil ? "unknown" : provider
+        let result: IdentitySignInResult
+        do {
+            result = try await service.finish(
+                sessionID: sessionID, provider: provider, token: Array(token.utf8), link: link, audit: RequestScope.audit)
+        } catch {
+            metrics.recordSignIn(provider: label, code: FailedRequest(error).error.code)
+            throw error
+        }
+        metrics.recordSignIn(provider: label, code: nil)
+        if result.createdUser { RequestScope.log(.userCreated, user: result.user.handle) }
+        if result.linkedIdentity { RequestScope.log(.identityLinked, user: result.user.handle, identity: result.identity.id) }
         return try json(status: result.createdUser ? .created : .ok, IDTokenFinishJSON(
             user: UserJSON(result.user), identity: IdentityJSON(result.identity), created: result.createdUser,
             linked: result.linkedIdentity))

@@ -13,6 +13,8 @@ public enum RequestMetricNames {
     public static let requests = "passkeyd_requests_total"
     /// Time from the start of handling (after routing) to the response, by operation.
     public static let duration = "passkeyd_request_duration_seconds"
+    /// ID-token sign-in finishes by provider (a configured name, or `unknown`), outcome and code.
+    public static let idTokenSignIns = "passkeyd_idtoken_signins_total"
     /// Histogram buckets for ``duration``: 0.5 ms … 1 s (a verification is ~0.1–1 ms, a database round trip ~1 ms).
     public static let durationBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
@@ -34,6 +36,7 @@ final class RequestMetrics: Sendable {
 
     private let factory: any MetricsFactory
     private let families = Mutex<[String: Family]>([:])
+    private let signIns = Mutex<[String: Counter]>([:])
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -59,6 +62,22 @@ final class RequestMetrics: Sendable {
         }
         counter.increment()
         timer.recordNanoseconds(duration.wholeNanoseconds)
+    }
+
+    /// Records one ID-token finish by provider; `code` is nil on success.
+    func recordSignIn(provider: String, code: String?) {
+        let code = code ?? Self.successCode
+        let key = provider + "\u{0}" + code
+        let counter = signIns.withLock { counters -> Counter in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: RequestMetricNames.idTokenSignIns,
+                dimensions: [("provider", provider), ("outcome", code == Self.successCode ? "success" : "failure"), ("code", code)],
+                factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
     }
 }
 

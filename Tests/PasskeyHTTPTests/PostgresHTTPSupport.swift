@@ -161,7 +161,8 @@ struct PostgresHTTPInstance: Sendable {
 
     init(
         url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),
-        configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none, logger: Logger? = nil
+        configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none, logger: Logger? = nil,
+        identityProviders: [IdentityProvider]? = nil, identitySessionTimeout: TimeInterval = 300
     ) {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
@@ -170,7 +171,11 @@ struct PostgresHTTPInstance: Sendable {
         let clock = RealTimeClock()
         self.clock = clock
         let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })
-        app = Application(router: buildRouter(service: service, configuration: configuration), logger: logger)
+        let identity = identityProviders.map { [store] providers in
+            IdentityService(
+                providers: providers, ceremonies: store, identities: store, sessionTimeout: identitySessionTimeout, now: { clock.now })
+        }
+        app = Application(router: buildRouter(service: service, identity: identity, configuration: configuration), logger: logger)
     }
 
     func shutdown() async {
