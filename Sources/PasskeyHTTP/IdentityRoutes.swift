@@ -6,12 +6,12 @@ import WebAuthnModel
 
 /// `POST /v1/idtoken/begin` and `/v1/idtoken/finish`: native sign-in with a provider's ID token, bound to a nonce
 /// passkeyd issued. Same access as the passkey ceremonies (the backend's API key).
-func addIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API) {
+func addIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, service: IdentityService) {
     router.post("/v1/idtoken/begin") { request, context in
-        await api.handle(request, context, .idTokenBegin) { body, _ in try await api.idTokenBegin(body) }
+        await api.handle(request, context, .idTokenBegin) { body, _ in try await api.idTokenBegin(body, service: service) }
     }
     router.post("/v1/idtoken/finish") { request, context in
-        await api.handle(request, context, .idTokenFinish) { body, _ in try await api.idTokenFinish(body) }
+        await api.handle(request, context, .idTokenFinish) { body, _ in try await api.idTokenFinish(body, service: service) }
     }
 }
 
@@ -86,15 +86,7 @@ struct IDTokenFinishJSON: Encodable {
 }
 
 extension API {
-    func identityService() throws -> IdentityService {
-        guard let identity else {
-            throw APIError(status: 404, code: "idtoken_disabled", message: "No identity provider is configured.")
-        }
-        return identity
-    }
-
-    func idTokenBegin(_ body: [UInt8]) async throws -> Response {
-        let service = try identityService()
+    func idTokenBegin(_ body: [UInt8], service: IdentityService) async throws -> Response {
         let members = try object(body)
         guard case .string(let provider)? = members["provider"] else {
             throw APIError(status: 400, code: "malformed_json", message: "provider is required.")
@@ -105,8 +97,7 @@ extension API {
             providerNonce: result.providerNonce, expiresAt: result.session.expiresAt))
     }
 
-    func idTokenFinish(_ body: [UInt8]) async throws -> Response {
-        let service = try identityService()
+    func idTokenFinish(_ body: [UInt8], service: IdentityService) async throws -> Response {
         let members = try object(body)
         guard case .string(let sessionText)? = members["session"], case .string(let provider)? = members["provider"],
               case .string(let token)? = members["idToken"]

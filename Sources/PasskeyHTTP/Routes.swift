@@ -89,7 +89,7 @@ public func buildRouter(
     router.post("/v1/authentication/finish") { request, context in
         await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
     }
-    if identity != nil { addIdentityRoutes(to: router, api: api) }
+    if let identity { addIdentityRoutes(to: router, api: api, service: identity) }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }

@@ -1,4 +1,6 @@
 import Foundation
+import IdentityCore
+import JOSE
 import Hummingbird
 import HummingbirdTesting
 import Metrics
@@ -330,7 +332,10 @@ struct OpenAPIHarness {
             apiKeys: apiKeys, adminKeys: adminKeys, metricsFactory: NOOPMetricsHandler.instance,
             metricsExporter: { Array("# TYPE passkeyd_up gauge\npasskeyd_up 1\n".utf8) }, conformanceBinding: true,
             demoPage: true)
-        router = buildRouter(service: service, configuration: configuration)
+        let identity = IdentityService(
+            providers: [IdentityProvider(profile: .apple(audiences: ["com.example.app"]), keys: StaticKeySource(JWKSet(keys: [])))],
+            ceremonies: store, identities: store)
+        router = buildRouter(service: service, identity: identity, configuration: configuration)
         app = Application(responder: RouteRecorder(router: router.buildResponder()))
     }
 }
@@ -408,6 +413,10 @@ enum ProducibleErrors {
         }
         for code in try declaredCodes(in: "Sources/PasskeyStore") {
             let error = APIError(StoreError(StoreError.Code(rawValue: code)))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in IdentityError.Code.allCases {
+            let error = APIError(IdentityError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
         return pairs
