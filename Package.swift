@@ -186,6 +186,7 @@ let package = Package(
             name: "PasskeyStoreTests",
             dependencies: [
                 "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
+                "IdentityCore",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

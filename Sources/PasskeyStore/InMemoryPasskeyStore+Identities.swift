@@ -11,7 +11,13 @@ extension InMemoryPasskeyStore: IdentityStore {
                 throw StoreError(.identityLinkedElsewhere, "identity belongs to another user")
             }
             guard let user = user(handle: existing.userHandle) else { throw StoreError(.userUnknown, "identity without user") }
-            let updated = Self.stored(identity, id: existing.id, user: existing.userHandle, createdAt: existing.createdAt, lastUsedAt: current)
+            // What the token leaves out keeps its stored value (as the SQL's COALESCE does).
+            let updated = StoredIdentity(
+                id: existing.id, userHandle: existing.userHandle, provider: existing.provider, issuer: existing.issuer,
+                subject: existing.subject, audience: identity.audience, email: identity.email ?? existing.email,
+                emailVerified: identity.emailVerified ?? existing.emailVerified,
+                isPrivateEmail: identity.isPrivateEmail ?? existing.isPrivateEmail,
+                realUserStatus: identity.realUserStatus ?? existing.realUserStatus, createdAt: existing.createdAt, lastUsedAt: current)
             identityRecords[existing.id] = updated
             return IdentitySignInResult(user: user, identity: updated, createdUser: false, linkedIdentity: false)
         }
