@@ -7,6 +7,7 @@
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
+//   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
 //   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench, passkeyd-loadgen
 import PackageDescription
 
@@ -37,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -66,6 +68,19 @@ let package = Package(
 
         // MARK: native sign-in with a provider's ID token (pure: profiles, nonce rules, verification; keys as values)
         .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+        // The only code that fetches from the network: provider key sets (JWKS URL, OIDC discovery, a file) behind
+        // IdentityCore's ProviderKeySource, cached with refetch limits.
+        .target(
+            name: "ProviderKeys",
+            dependencies: [
+                "IdentityCore", "JOSE", "WebAuthnModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
         .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
