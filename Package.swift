@@ -8,7 +8,8 @@
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
 //   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
-//   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench, passkeyd-loadgen
+//   Test support / tools    WebAuthnTestSupport (software authenticator), IdentityTestSupport (fake provider),
+//                           passkeyd-bench, passkeyd-loadgen
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -140,6 +141,18 @@ let package = Package(
         .target(
             name: "WebAuthnTestSupport",
             dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto"],
+            swiftSettings: strictSettings
+        ),
+        // A fake identity provider for tests: signing keys, ID tokens with any claim or header bent, its JWKS, and a
+        // loopback HTTP server for the JWKS, discovery and Apple's token / revoke endpoints.
+        .target(
+            name: "IdentityTestSupport",
+            dependencies: [
+                "JOSE", "COSECrypto", "WebAuthnModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
