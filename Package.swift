@@ -207,6 +207,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ProviderKeysTests",
+            dependencies: [
+                "ProviderKeys", "IdentityTestSupport", "IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "PasskeyStoreTests",
             dependencies: [
                 "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
