@@ -9,7 +9,7 @@
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
 //   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
 //   Test support / tools    WebAuthnTestSupport (software authenticator), IdentityTestSupport (fake provider),
-//                           passkeyd-bench, passkeyd-loadgen
+//                           passkeyd-bench, passkeyd-loadgen, passkeyd-idp
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -31,6 +31,7 @@ let package = Package(
         .executable(name: "passkeyd-softkey", targets: ["PasskeySoftKey"]),
         .executable(name: "passkeyd-loadgen", targets: ["PasskeyLoadGen"]),
         .executable(name: "passkeyd-fuzz", targets: ["PasskeyFuzz"]),
+        .executable(name: "passkeyd-idp", targets: ["PasskeyIdP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -153,6 +154,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // passkeyd-idp: plays the identity provider (keys, ID tokens, a JWKS server) for the README walkthrough.
+        .executableTarget(
+            name: "PasskeyIdP",
+            dependencies: ["IdentityTestSupport", "JOSE", "COSECrypto", "WebAuthnModel"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
