@@ -13,10 +13,14 @@ public import WebAuthnModel
 public final class TestIdentityProvider: Sendable {
     /// One signing key and how the JWKS publishes it.
     public struct SigningKey: Sendable {
+        /// The `kid` tokens carry and the JWKS publishes.
         public let keyID: String
+        /// The algorithm it signs with (and the JWK's `alg`).
         public let algorithm: JWSAlgorithm
+        /// The private key.
         public let privateKey: PrivateKey
 
+        /// A key made elsewhere (`passkeyd-idp` loads one from a PKCS#8 file).
         public init(keyID: String, algorithm: JWSAlgorithm, privateKey: PrivateKey) {
             self.keyID = keyID
             self.algorithm = algorithm

@@ -26,14 +26,18 @@ public final class TestProviderServer: Sendable {
 
     /// A canned answer: status and body.
     public struct CannedResponse: Sendable, Equatable {
+        /// The HTTP status.
         public var status: Int
+        /// The body, served as `application/json`.
         public var body: [UInt8]
 
+        /// A canned answer with these bytes.
         public init(status: Int = 200, body: [UInt8]) {
             self.status = status
             self.body = body
         }
 
+        /// A canned answer with this JSON document.
         public init(status: Int = 200, json: JSONValue) {
             self.init(status: status, body: JSONText.bytes(of: json))
         }
@@ -41,6 +45,7 @@ public final class TestProviderServer: Sendable {
 
     /// What the server serves; every member can be changed between requests.
     public struct Behaviour: Sendable {
+        /// Serve, fail or hang.
         public var jwksMode: JWKSMode = .serve
         /// The `Cache-Control` of `/jwks` (`nil`: none).
         public var cacheControl: String? = "public, max-age=3600"
@@ -60,6 +65,7 @@ public final class TestProviderServer: Sendable {
         /// The answer of `POST /auth/revoke` (Apple answers 200 with an empty body).
         public var revokeResponse = CannedResponse(body: [])
 
+        /// Serve the provider's set with `max-age=3600`, the standard discovery document, and 200 from the stubs.
         public init() {}
     }
 
@@ -77,9 +83,13 @@ public final class TestProviderServer: Sendable {
 
     /// What the server has received so far.
     public struct Record: Sendable {
+        /// `GET /jwks` requests, whatever they were answered.
         public var jwksRequests = 0
+        /// `GET /.well-known/openid-configuration` requests.
         public var discoveryRequests = 0
+        /// `POST /auth/token` requests, oldest first.
         public var tokenRequests: [ReceivedForm] = []
+        /// `POST /auth/revoke` requests, oldest first.
         public var revokeRequests: [ReceivedForm] = []
     }
 
