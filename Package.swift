@@ -7,7 +7,9 @@
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
-//   Test support / tools    WebAuthnTestSupport (software authenticator), passkeyd-bench, passkeyd-loadgen
+//   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
+//   Test support / tools    WebAuthnTestSupport (software authenticator), IdentityTestSupport (fake provider),
+//                           passkeyd-bench, passkeyd-loadgen, passkeyd-idp
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -29,6 +31,7 @@ let package = Package(
         .executable(name: "passkeyd-softkey", targets: ["PasskeySoftKey"]),
         .executable(name: "passkeyd-loadgen", targets: ["PasskeyLoadGen"]),
         .executable(name: "passkeyd-fuzz", targets: ["PasskeyFuzz"]),
+        .executable(name: "passkeyd-idp", targets: ["PasskeyIdP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -37,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -66,6 +70,19 @@ let package = Package(
 
         // MARK: native sign-in with a provider's ID token (pure: profiles, nonce rules, verification; keys as values)
         .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+        // The only code that fetches from the network: provider key sets (JWKS URL, OIDC discovery, a file) behind
+        // IdentityCore's ProviderKeySource, cached with refetch limits.
+        .target(
+            name: "ProviderKeys",
+            dependencies: [
+                "IdentityCore", "JOSE", "WebAuthnModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
         .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
@@ -127,6 +144,24 @@ let package = Package(
             dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto"],
             swiftSettings: strictSettings
         ),
+        // A fake identity provider for tests: signing keys, ID tokens with any claim or header bent, its JWKS, and a
+        // loopback HTTP server for the JWKS, discovery and Apple's token / revoke endpoints.
+        .target(
+            name: "IdentityTestSupport",
+            dependencies: [
+                "JOSE", "COSECrypto", "WebAuthnModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // passkeyd-idp: plays the identity provider (keys, ID tokens, a JWKS server) for the README walkthrough.
+        .executableTarget(
+            name: "PasskeyIdP",
+            dependencies: ["IdentityTestSupport", "JOSE", "COSECrypto", "WebAuthnModel"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "PasskeyBench",
             dependencies: ["WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec"],
@@ -179,6 +214,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ProviderKeysTests",
+            dependencies: [
+                "ProviderKeys", "IdentityTestSupport", "IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
