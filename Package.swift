@@ -124,9 +124,10 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport", "PasskeyMetadata",
+                "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys",
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

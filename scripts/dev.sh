@@ -47,6 +47,7 @@ run)
     export PASSKEYD_DATABASE_URL="${PASSKEYD_DATABASE_URL:-$(scripts/postgres.sh url)}"
     swift build -c release --product passkeyd
     swift build -c release --product passkeyd-softkey
+    swift build -c release --product passkeyd-idp
     echo "passkeyd: PostgreSQL at $PASSKEYD_DATABASE_URL; serving on ${PASSKEYD_LISTEN:-127.0.0.1:8080}" >&2
     exec "$(swift build -c release --show-bin-path)/passkeyd"
     ;;
@@ -61,8 +62,10 @@ test)
     # curl walkthrough and the demo page in a real browser against those release binaries.
     swift build -c release --product passkeyd
     swift build -c release --product passkeyd-softkey
+    swift build -c release --product passkeyd-idp
     release_bin="$(swift build -c release --show-bin-path)"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/idtoken-smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
     scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters

@@ -5,9 +5,11 @@
 //
 // Configuration comes from the environment (see README "Configuration"; parsed and validated by
 // PasskeyServerSupport.Settings). Logs are JSON Lines on stderr.
+import AsyncHTTPClient
 import COSECrypto
 import Foundation
 import Hummingbird
+import IdentityCore
 import LibPQ
 import Logging
 import Metrics
@@ -19,6 +21,7 @@ import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
+import ProviderKeys
 import ServiceLifecycle
 import UnixSignals
 import WebAuthnCore
@@ -88,6 +91,39 @@ do {
 
     let store = PostgresPasskeyStore(pool: pool, caps: settings.ceremonyCaps)
     let service = CeremonyService(relyingParty: settings.relyingParty, store: store)
+
+    // ID-token providers: their keys from a URL (cached, refetch-limited), a file, or discovery. One HTTP client for
+    // all of them, created only when one needs the network; redirects are not followed (a JWKS URL is exact).
+    var httpClient: HTTPClient?
+    var identity: IdentityService?
+    if !settings.identity.providers.isEmpty {
+        var keyConfiguration = RemoteKeySource.Configuration()
+        keyConfiguration.minRefetchInterval = settings.identity.refetchInterval
+        func client() -> HTTPClient {
+            if let httpClient { return httpClient }
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+            configuration.timeout = .init(connect: .seconds(5), read: .seconds(5))
+            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            httpClient = created
+            return created
+        }
+        var providers: [IdentityProvider] = []
+        for provider in settings.identity.providers {
+            let keys: any ProviderKeySource
+            switch provider.keys {
+            case .url(let url):
+                keys = try RemoteKeySource(url: url, httpClient: client(), configuration: keyConfiguration, logger: logger)
+            case .file(let path):
+                keys = try FileKeySource(path: path, minReloadInterval: settings.identity.refetchInterval, logger: logger)
+            case .discovery(let issuer):
+                keys = DiscoveryKeySource(
+                    discovery: try OIDCDiscovery(issuer: issuer), httpClient: client(), configuration: keyConfiguration, logger: logger)
+            }
+            providers.append(IdentityProvider(profile: provider.profile, keys: keys))
+        }
+        identity = IdentityService(
+            providers: providers, ceremonies: store, identities: store, sessionTimeout: settings.identity.sessionTimeout)
+    }
     // Purge expired ceremonies in the background; requests never wait for it. Every 60 s, or every 5 s while the
     // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches
     // the save statement to counting the whole table near the cap) is refreshed every 5 s.
@@ -159,9 +195,10 @@ do {
             "api_keys": .stringConvertible(settings.apiKeys.count), "admin_api": .stringConvertible(!settings.adminKeys.isEmpty),
             "metrics": .stringConvertible(settings.metricsEnabled), "pool_size": .stringConvertible(settings.poolSize),
             "fido_conformance": .stringConvertible(settings.fidoConformance),
+            "idtoken_providers": .array(settings.identity.providers.map { .string($0.profile.name) }),
         ])
     let app = Application(
-        router: buildRouter(service: service, configuration: http), server: settings.serverLimits.server,
+        router: buildRouter(service: service, identity: identity, configuration: http), server: settings.serverLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are
@@ -178,6 +215,7 @@ do {
     await purger.value
     await metadataReloader.value
     await pool.shutdown()
+    try? await httpClient?.shutdown()
     try? await libpqThreads.shutdownGracefully()
     logger.info("passkeyd stopped", metadata: ["pool_open_connections": .stringConvertible(pool.stats.open)])
 } catch {
