@@ -20,26 +20,11 @@ cd "$work"
 # --- README: the provider's key (keep in step with README "Native sign-in with an ID token") ---
 passkeyd-idp keygen --dir idp --kid test-key-1 >/dev/null
 
-export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_ADMIN_KEYS="smoke-admin-key" PASSKEYD_MIGRATIONS="$repo/Migrations"
-export PASSKEYD_ORIGINS="http://localhost:8080" PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}"
 export PASSKEYD_IDTOKEN_PROVIDERS=apple PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS=com.example.app
 export PASSKEYD_IDTOKEN_APPLE_JWKS_FILE="$work/idp/jwks.json"
-passkeyd 2>"$work/passkeyd.log" &
-server=$!
-trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
-
-API="http://127.0.0.1:$port"
-ADMIN=(-H "Authorization: Bearer smoke-admin-key")
-fail() { echo "idtoken-smoke: $*" >&2; cat "$work/passkeyd.log" >&2; exit 1; }
-expect() { # expect STATUS  METHOD PATH [curl args…]: prints the body, fails on another status
-    local want=$1 method=$2 path=$3; shift 3
-    local out status
-    out=$(curl -s -w '\n%{http_code}' -X "$method" "$API$path" "$@") || fail "$method $path: curl failed"
-    status=${out##*$'\n'}
-    [[ $status == "$want" ]] || fail "$method $path: HTTP $status, wanted $want: ${out%$'\n'*}"
-    printf '%s' "${out%$'\n'*}"
-}
+smoke_name=idtoken-smoke
+# shellcheck source=scripts/smoke-lib.sh
+source "$repo/scripts/smoke-lib.sh"
 subject="001234.abcdef.$(date +%s%N)"
 
 expect 200 POST /v1/idtoken/begin --json '{"provider":"apple"}' >begin.json

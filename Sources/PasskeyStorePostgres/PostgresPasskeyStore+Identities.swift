@@ -12,6 +12,11 @@ extension PostgresPasskeyStore: IdentityStore {
         i.real_user_status, i.created_at, i.last_used_at
         """
 
+    /// The columns both first-sign-in statements insert: the identity id, the user id, the eight values of
+    /// ``appendIdentity(_:to:)``, then `now()`.
+    static let identityInsertColumns =
+        "id, user_id, provider, issuer, subject, audience, email, email_verified, is_private_email, real_user_status, last_used_at"
+
     /// A returning identity: refresh what the provider says and `last_used_at`, and return the user. With $8 (attach
     /// to this user) only if the identity already belongs to that user; no row otherwise.
     static let identitySignIn = PGPreparedStatement(
@@ -39,8 +44,7 @@ extension PostgresPasskeyStore: IdentityStore {
                 INSERT INTO users (user_handle, name, display_name) VALUES ($1, $2, $3)
                 RETURNING id, user_handle, name, display_name, created_at
             ), i AS (
-                INSERT INTO identities (id, user_id, provider, issuer, subject, audience, email, email_verified,
-                                        is_private_email, real_user_status, last_used_at)
+                INSERT INTO identities (\(identityInsertColumns))
                 SELECT $4, id, $5, $6, $7, $8, $9, $10, $11, $12, now() FROM new_user
                 RETURNING *
             ), audit AS (
@@ -61,8 +65,7 @@ extension PostgresPasskeyStore: IdentityStore {
             WITH u AS (
                 SELECT id, user_handle, name, display_name, created_at FROM users WHERE user_handle = $1
             ), i AS (
-                INSERT INTO identities (id, user_id, provider, issuer, subject, audience, email, email_verified,
-                                        is_private_email, real_user_status, last_used_at)
+                INSERT INTO identities (\(identityInsertColumns))
                 SELECT $2, id, $3, $4, $5, $6, $7, $8, $9, $10, now() FROM u
                 RETURNING *
             ), audit AS (
