@@ -193,7 +193,7 @@ let package = Package(
         // writes the seed corpora.
         .executableTarget(
             name: "PasskeyFuzz",
-            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto"],
+            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto", "IdentityCore", "JOSE"],
             swiftSettings: strictSettings
         ),
 

@@ -16,6 +16,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case json
     case base64
     case jws
+    case idToken = "idtoken"
 
     /// Runs one input.
     /// - Returns: whether the input was accepted (decoded, imported, verified) by the code under test.
@@ -29,6 +30,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .json: FuzzTarget.json(input)
         case .base64: FuzzTarget.base64(input)
         case .jws: FuzzTarget.jws(input)
+        case .idToken: FuzzTarget.idToken(input)
         }
     }
 

@@ -84,6 +84,7 @@ enum Seeds {
             guard let data = FileManager.default.contents(atPath: apple + "/" + name), data.count < 1 << 20 else { continue }
             for token in compactJWSTokens(in: Array(data)) {
                 add(.jws, token)
+                if name.hasPrefix("idtoken/") { add(.idToken, token) }
                 addJWSParts(token, add: add)
             }
         }
