@@ -23,7 +23,8 @@ import WebAuthnTestSupport
 
 // MARK: - the tool
 
-/// A server the conformance tool talks to: in-memory store, movable clock, the binding on.
+/// A server the conformance tool talks to: in-memory store, a clock that follows real time (SafetyNet responses are
+/// stamped with the real time; a frozen clock made a slow run see them in the future) and can be moved, the binding on.
 struct ConformanceHarness {
     static let origin = "https://conformance.passkeyd.test"
     static let rpID = "conformance.passkeyd.test"
@@ -32,7 +33,7 @@ struct ConformanceHarness {
         do { return try TestAttestationCA(name: "conformance metadata root") } catch { fatalError("test CA: \(error)") }
     }()
 
-    let clock = TestClock()
+    let clock = RealTimeClock()
     let store: InMemoryPasskeyStore
     /// "METHOD /path" of every route.
     let routes: Set<String>
