@@ -209,8 +209,10 @@ let package = Package(
             name: "PasskeyHTTPTests",
             dependencies: [
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
-                "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE",
+                "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
+                "IdentityTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
