@@ -10,7 +10,7 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible, 
         private enum Base: String, Sendable, Hashable {
             case malformedKey, missingKeyParameter, unexpectedKeyParameter, unsupportedKeyType, unsupportedAlgorithm
             case unsupportedCurve, algorithmKeyMismatch, pointNotOnCurve, rsaModulusTooSmall, rsaModulusTooLarge
-            case rsaExponentInvalid, malformedSignature, signingFailed, openSSL
+            case rsaExponentInvalid, malformedSignature, signingFailed, openSSL, decryptionFailed
         }
 
         private let base: Base
@@ -51,6 +51,8 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible, 
         public static let signingFailed = Code(.signingFailed)
         /// OpenSSL failed internally (allocation, provider or library error); see ``CryptoError/reason``.
         public static let openSSL = Code(.openSSL)
+        /// An AEAD box does not open: too short, altered, or sealed under another key or associated data.
+        public static let decryptionFailed = Code(.decryptionFailed)
     }
 
     /// What went wrong, as a stable code.
@@ -110,4 +112,6 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible, 
     public static let signingFailed = CryptoError(code: .signingFailed)
     /// ``Code/openSSL`` with an empty reason.
     public static let openSSL = CryptoError(code: .openSSL)
+    /// ``Code/decryptionFailed`` with an empty reason.
+    public static let decryptionFailed = CryptoError(code: .decryptionFailed)
 }

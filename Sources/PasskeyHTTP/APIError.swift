@@ -153,6 +153,19 @@ struct FailedRequest: Sendable {
             self.error = .providerUnavailable
             reason = error.reason
             retryAfter = 30
+        case let error as ProviderTokenError:
+            switch error.kind {
+            case .invalidGrant:
+                self.error = APIError(
+                    status: 422, code: "apple_authorization_code_invalid",
+                    message: "Apple refused the authorization code (expired, already used, or issued to another client or account).")
+            case .unavailable:
+                self.error = APIError(
+                    status: 503, code: "provider_unavailable",
+                    message: "The identity provider's token endpoint is unavailable; sign in again (the session is used up).")
+                retryAfter = 30
+            }
+            reason = error.reason
         case let error as StoreError:
             self.error = APIError(error)
             reason = error.reason

@@ -107,9 +107,11 @@ extension API {
         guard let sessionID = Base64URL.decodeStrict(sessionText) else {
             throw APIError(status: 400, code: "malformed_base64", message: "session is not base64url.")
         }
+        var authorizationCode: String?
         switch members["authorizationCode"] {
-        case nil, .null?, .string?: break
-        default: throw APIError(status: 400, code: "malformed_json", message: "authorizationCode must be a string.")
+        case nil, .null?: break
+        case .string(let code)? where !code.isEmpty && code.utf8.count <= 1024: authorizationCode = code
+        default: throw APIError(status: 400, code: "malformed_json", message: "authorizationCode must be a string of 1-1024 bytes.")
         }
         let link = try Self.identityLink(members["user"])
         // Per provider and outcome (only configured names become labels).
@@ -117,7 +119,8 @@ extension API {
         let result: IdentitySignInResult
         do {
             result = try await service.finish(
-                sessionID: sessionID, provider: provider, token: Array(token.utf8), link: link, audit: RequestScope.audit)
+                sessionID: sessionID, provider: provider, token: Array(token.utf8), link: link, authorizationCode: authorizationCode,
+                audit: RequestScope.audit)
         } catch {
             metrics.recordSignIn(provider: label, code: FailedRequest(error).error.code)
             throw error

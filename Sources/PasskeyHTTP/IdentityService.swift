@@ -36,13 +36,17 @@ public struct IdentityService: Sendable {
     public let identities: any IdentityStore
     /// How long a begun session lives.
     public let sessionTimeout: TimeInterval
+    /// Sign in with Apple's authorization-code exchange; `nil`: an `authorizationCode` is accepted and ignored.
+    public let appleCodeExchange: AppleCodeExchange?
     let now: @Sendable () -> Date
     let random: @Sendable (Int) -> [UInt8]
 
     public init(
         providers: [IdentityProvider], ceremonies: any PasskeyStore, identities: any IdentityStore, sessionTimeout: TimeInterval = 300,
+        appleCodeExchange: AppleCodeExchange? = nil,
         now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable (Int) -> [UInt8] = SecureRandom.bytes(count:)
     ) {
+        self.appleCodeExchange = appleCodeExchange
         self.providers = Dictionary(providers.map { ($0.profile.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.ceremonies = ceremonies
         self.identities = identities
@@ -76,9 +80,13 @@ public struct IdentityService: Sendable {
     ///   - provider: the provider the client says the token is from (must be the session's).
     ///   - token: the ID token as received.
     ///   - link: what to do with a first sign-in of this identity (the backend's choice, never the token's).
-    /// - Throws: ``IdentityError`` (one code per check), ``ProviderKeyError`` (no keys: 503), ``StoreError``.
+    ///   - authorizationCode: Apple's authorization code; redeemed (after the token verified, before the sign-in)
+    ///     when the provider is `apple` and ``appleCodeExchange`` is configured, ignored otherwise.
+    /// - Throws: ``IdentityError`` (one code per check), ``ProviderKeyError`` (no keys: 503), ``ProviderTokenError``
+    ///   (the code refused: 422, Apple unreachable: 503; the session is used up either way), ``StoreError``.
     public func finish(
-        sessionID: [UInt8], provider name: String, token: [UInt8], link: IdentityLinkRequest, audit: AuditContext
+        sessionID: [UInt8], provider name: String, token: [UInt8], link: IdentityLinkRequest, authorizationCode: String? = nil,
+        audit: AuditContext
     ) async throws -> IdentitySignInResult {
         let provider = try provider(name)
         // Session ids are 16 bytes; anything else was never one (and nothing is taken).
@@ -102,6 +110,16 @@ public struct IdentityService: Sendable {
                 handle: random(32), name: chosen, displayName: displayName ?? identity.name ?? identity.email ?? chosen,
                 nameIsDefault: name == nil)
         }
-        return try await identities.signIn(identity, link: storeLink, identityID: random(16), audit: audit)
+        // The code first: a refused code signs nobody in and creates nobody.
+        var grant: ProviderTokenGrant?
+        if let authorizationCode, identity.provider == "apple", let exchange = appleCodeExchange {
+            grant = try await exchange.redeem(code: authorizationCode, for: identity)
+        }
+        let result = try await identities.signIn(identity, link: storeLink, identityID: random(16), audit: audit)
+        if let grant, let exchange = appleCodeExchange {
+            try await exchange.keep(
+                grant.refreshToken, identityID: result.identity.id, provider: identity.provider, clientID: identity.audience)
+        }
+        return result
     }
 }

@@ -96,6 +96,7 @@ do {
     // all of them, created only when one needs the network; redirects are not followed (a JWKS URL is exact).
     var httpClient: HTTPClient?
     var identity: IdentityService?
+    var appleCodeExchange: AppleCodeExchange?
     if !settings.identity.providers.isEmpty {
         var keyConfiguration = RemoteKeySource.Configuration()
         keyConfiguration.minRefetchInterval = settings.identity.refetchInterval
@@ -121,8 +122,35 @@ do {
             }
             providers.append(IdentityProvider(profile: provider.profile, keys: keys))
         }
+        // Sign in with Apple's authorization code: redeemed for a refresh token, kept sealed, revoked by the drain below
+        // when its user or identity is deleted.
+        if let apple = settings.identity.appleCodeExchange {
+            let endpoint = try AppleTokenClient(
+                tokenURL: apple.tokenURL, revokeURL: apple.revokeURL, httpClient: client(), timeout: 5, logger: logger)
+            appleCodeExchange = try AppleCodeExchange(
+                clientSecret: try AppleClientSecret(teamID: apple.teamID, keyID: apple.keyID, privateKey: apple.privateKey),
+                endpoint: endpoint, tokens: store, keyEncryptionKey: apple.keyEncryptionKey)
+        }
         identity = IdentityService(
-            providers: providers, ceremonies: store, identities: store, sessionTimeout: settings.identity.sessionTimeout)
+            providers: providers, ceremonies: store, identities: store, sessionTimeout: settings.identity.sessionTimeout,
+            appleCodeExchange: appleCodeExchange)
+    }
+    // Revoke queued provider tokens (deleted users, unlinked identities, replaced tokens) every 30 s; the queue is in
+    // the database, so what a stopped instance left is revoked by the next one.
+    let revokerExchange = appleCodeExchange
+    let revoker = Task {
+        guard let revokerExchange else { return }
+        let drain = TokenRevocationDrain(exchange: revokerExchange, logger: logger)
+        while true {
+            do {
+                // A full batch: there may be more due right away.
+                while try await drain.drainOnce().claimed >= drain.batchSize, !Task.isCancelled {}
+            } catch {
+                let reason = (error as? StoreError).map { "\($0.code): \($0.reason)" } ?? String(reflecting: type(of: error))
+                logger.warning("provider token revocation pass failed", metadata: ["reason": .string(reason)])
+            }
+            do { try await Task.sleep(for: .seconds(30)) } catch { return }  // cancelled: shutting down
+        }
     }
     // Purge expired ceremonies in the background; requests never wait for it. Every 60 s, or every 5 s while the
     // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches
@@ -212,7 +240,9 @@ do {
     logger.info("passkeyd stopping: HTTP server closed; closing the database pool")
     purger.cancel()
     metadataReloader.cancel()
+    revoker.cancel()
     await purger.value
+    await revoker.value
     await metadataReloader.value
     await pool.shutdown()
     try? await httpClient?.shutdown()

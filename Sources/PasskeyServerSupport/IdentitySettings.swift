@@ -1,3 +1,4 @@
+public import COSECrypto
 public import Foundation
 public import IdentityCore
 import JOSE
@@ -16,6 +17,14 @@ import JOSE
 ///                                                            sha256, others raw)
 ///     PASSKEYD_IDTOKEN_LINE_CHANNEL_SECRET_FILE=/path        enables HS256 tokens of LINE web login
 ///     PASSKEYD_IDTOKEN_SESSION_TIMEOUT=300  _CLOCK_SKEW=60  _MAX_AGE=600  _JWKS_REFETCH_INTERVAL=60   (seconds)
+///
+/// Sign in with Apple's authorization-code exchange (all three or none; needs apple in the providers list):
+///
+///     PASSKEYD_IDTOKEN_APPLE_TEAM_ID=ABCDE12345              the Apple Developer team id (iss of client secrets)
+///     PASSKEYD_IDTOKEN_APPLE_KEY_ID=XYZ987654                the Sign in with Apple key's id (kid)
+///     PASSKEYD_IDTOKEN_APPLE_PRIVATE_KEY_FILE=/path/Auth.p8  that key (PEM PKCS#8, P-256)
+///     PASSKEYD_IDTOKEN_APPLE_TOKEN_URL / _REVOKE_URL         default https://appleid.apple.com/auth/token, /auth/revoke
+///     PASSKEYD_KEY_ENCRYPTION_KEY_FILE=/path/kek             32 random bytes, base64: seals the refresh tokens at rest
 ///
 /// `<NAME>` is the provider name upper-cased with `-` as `_`.
 public struct IdentitySettings: Sendable {
@@ -36,13 +45,34 @@ public struct IdentitySettings: Sendable {
     public var sessionTimeout: TimeInterval
     /// The least time between two fetches of one provider's keys for an unknown `kid`.
     public var refetchInterval: TimeInterval
+    /// Sign in with Apple's authorization-code exchange; `nil` when not configured.
+    public var appleCodeExchange: AppleCodeExchangeSettings?
+
+    /// What the Apple code exchange needs.
+    public struct AppleCodeExchangeSettings: Sendable {
+        public var teamID: String
+        public var keyID: String
+        /// The `.p8` key, imported (P-256, ES256).
+        public var privateKey: PrivateKey
+        public var tokenURL: String
+        public var revokeURL: String
+        /// The 32-byte key-encryption key (AES-256-GCM) for refresh tokens at rest.
+        public var keyEncryptionKey: [UInt8]
+    }
 
     /// Variables read here besides the per-provider ones.
     static let variables = [
         "PASSKEYD_IDTOKEN_PROVIDERS", "PASSKEYD_IDTOKEN_SESSION_TIMEOUT", "PASSKEYD_IDTOKEN_CLOCK_SKEW",
         "PASSKEYD_IDTOKEN_MAX_AGE", "PASSKEYD_IDTOKEN_JWKS_REFETCH_INTERVAL",
     ]
-    static let providerSuffixes = ["CLIENT_IDS", "JWKS_URL", "JWKS_FILE", "ISSUER", "ALGORITHMS", "NONCE", "CHANNEL_SECRET_FILE"]
+    static let providerSuffixes = [
+        "CLIENT_IDS", "JWKS_URL", "JWKS_FILE", "ISSUER", "ALGORITHMS", "NONCE", "CHANNEL_SECRET_FILE",
+        "TEAM_ID", "KEY_ID", "PRIVATE_KEY_FILE", "TOKEN_URL", "REVOKE_URL",
+    ]
+    /// Suffixes only Apple reads (the code exchange).
+    static let appleSuffixes: Set<String> = ["TEAM_ID", "KEY_ID", "PRIVATE_KEY_FILE", "TOKEN_URL", "REVOKE_URL"]
+    /// The key-encryption key: not Apple's alone (any sealed secret at rest), hence not under PASSKEYD_IDTOKEN_.
+    static let keyEncryptionKeyVariable = "PASSKEYD_KEY_ENCRYPTION_KEY_FILE"
 
     /// The published key URLs of the presets.
     public static let presetJWKS = [
@@ -75,12 +105,75 @@ public struct IdentitySettings: Sendable {
         let prefixes = names.map { "PASSKEYD_IDTOKEN_" + Self.variablePart($0) + "_" }
         for variable in reader.environment.keys.sorted() where variable.hasPrefix("PASSKEYD_IDTOKEN_") && !Self.variables.contains(variable) {
             guard let prefix = prefixes.first(where: { variable.hasPrefix($0) }),
-                  Self.providerSuffixes.contains(String(variable.dropFirst(prefix.count)))
+                  Self.providerSuffixes.contains(String(variable.dropFirst(prefix.count))),
+                  prefix == "PASSKEYD_IDTOKEN_APPLE_" || !Self.appleSuffixes.contains(String(variable.dropFirst(prefix.count)))
             else {
                 warnings.append("\(variable): unknown variable, ignored (no listed provider reads it; see PASSKEYD_IDTOKEN_PROVIDERS)")
                 continue
             }
         }
+        appleCodeExchange = try Self.appleCodeExchange(reader, appleListed: names.contains("apple"), warnings: &warnings)
+    }
+
+    static func appleCodeExchange(
+        _ reader: Reader, appleListed: Bool, warnings: inout [String]
+    ) throws(ConfigurationError) -> AppleCodeExchangeSettings? {
+        let prefix = "PASSKEYD_IDTOKEN_APPLE_"
+        let team = reader.value(prefix + "TEAM_ID"), keyID = reader.value(prefix + "KEY_ID")
+        let keyFile = reader.value(prefix + "PRIVATE_KEY_FILE")
+        guard appleListed, team != nil || keyID != nil || keyFile != nil else {
+            if appleListed {
+                for suffix in ["TOKEN_URL", "REVOKE_URL"] where reader.value(prefix + suffix) != nil {
+                    warnings.append("\(prefix + suffix): ignored without the code exchange (\(prefix)TEAM_ID, _KEY_ID, _PRIVATE_KEY_FILE)")
+                }
+            }
+            if reader.value(keyEncryptionKeyVariable) != nil {
+                warnings.append("\(keyEncryptionKeyVariable): ignored: nothing is sealed without the Apple code exchange")
+            }
+            return nil
+        }
+        guard let team, let keyID, let keyFile else {
+            let missing = [("TEAM_ID", team), ("KEY_ID", keyID), ("PRIVATE_KEY_FILE", keyFile)].first { $0.1 == nil }!.0
+            throw ConfigurationError(
+                prefix + missing, "the Apple code exchange needs all of \(prefix)TEAM_ID, _KEY_ID and _PRIVATE_KEY_FILE, or none")
+        }
+        guard !team.isEmpty, team.utf8.count <= 64 else { throw ConfigurationError(prefix + "TEAM_ID", "must be 1-64 characters") }
+        guard !keyID.isEmpty, keyID.utf8.count <= 64 else { throw ConfigurationError(prefix + "KEY_ID", "must be 1-64 characters") }
+        guard let data = FileManager.default.contents(atPath: keyFile) else {
+            throw ConfigurationError(prefix + "PRIVATE_KEY_FILE", "cannot read \(keyFile)")
+        }
+        guard let der = AppleClientSecret.derFromPEM(String(decoding: data, as: UTF8.self)) else {
+            throw ConfigurationError(prefix + "PRIVATE_KEY_FILE", "\(keyFile) is not a PEM PRIVATE KEY (the .p8 from Apple)")
+        }
+        let privateKey: PrivateKey
+        do {
+            privateKey = try PrivateKey(pkcs8DER: der)
+        } catch {
+            throw ConfigurationError(prefix + "PRIVATE_KEY_FILE", "\(keyFile) is not a usable private key (\(error.code))")
+        }
+        guard privateKey.algorithm == .es256 else {
+            throw ConfigurationError(prefix + "PRIVATE_KEY_FILE", "\(keyFile) is not a P-256 key (Apple's keys are ES256)")
+        }
+        var urls: [String] = []
+        for (suffix, fallback) in [("TOKEN_URL", "https://appleid.apple.com/auth/token"), ("REVOKE_URL", "https://appleid.apple.com/auth/revoke")] {
+            let url = reader.value(prefix + suffix) ?? fallback
+            guard url.hasPrefix("https://") || isLoopbackHTTP(url) else {
+                throw ConfigurationError(prefix + suffix, "must be an https URL (http only on loopback)")
+            }
+            urls.append(url)
+        }
+        guard let kekFile = reader.value(keyEncryptionKeyVariable) else {
+            throw ConfigurationError(keyEncryptionKeyVariable, "required with the Apple code exchange: 32 random bytes, base64 (openssl rand -base64 32)")
+        }
+        guard let kekData = FileManager.default.contents(atPath: kekFile) else {
+            throw ConfigurationError(keyEncryptionKeyVariable, "cannot read \(kekFile)")
+        }
+        let text = String(decoding: kekData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let kek = Data(base64Encoded: text), kek.count == 32 else {
+            throw ConfigurationError(keyEncryptionKeyVariable, "\(kekFile) must hold exactly 32 bytes in base64")
+        }
+        return AppleCodeExchangeSettings(
+            teamID: team, keyID: keyID, privateKey: privateKey, tokenURL: urls[0], revokeURL: urls[1], keyEncryptionKey: Array(kek))
     }
 
     static func variablePart(_ name: String) -> String { name.uppercased().replacingOccurrences(of: "-", with: "_") }

@@ -108,6 +108,7 @@ public struct Settings: Sendable {
         "PASSKEYD_RATE_LIMIT_METRICS", "PASSKEYD_CLIENT_ADDRESS_HEADER", "PASSKEYD_TRUSTED_PROXY_HOPS",
         "PASSKEYD_PENDING_PER_USER", "PASSKEYD_PENDING_MAX",
         "PASSKEYD_DB_CONNECT_TIMEOUT", "PASSKEYD_DB_STATEMENT_TIMEOUT", "PASSKEYD_DB_POOL_TIMEOUT", "PASSKEYD_SHUTDOWN_TIMEOUT",
+        "PASSKEYD_KEY_ENCRYPTION_KEY_FILE",
     ]
     /// `PASSKEYD_UNSAFE_POLICIES`: the named departures from W3C verification that the FIDO conformance tools
     /// expect, with what each one accepts. Never for production.

@@ -54,6 +54,7 @@ extension InMemoryPasskeyStore: IdentityStore {
     public func unlinkIdentity(id: [UInt8], ofUser handle: [UInt8], audit: AuditContext) -> Bool {
         guard let identity = identityRecords[id], identity.userHandle == handle else { return false }
         identityRecords[id] = nil
+        queueRevocations(ofIdentities: [id])
         record(.identityUnlinked, audit, user: handle, credential: nil, identity: id)
         return true
     }

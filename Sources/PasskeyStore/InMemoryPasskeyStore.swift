@@ -10,6 +10,10 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     private var events: [AuditEvent] = []
     /// ID-token sign-in (InMemoryPasskeyStore+Identities.swift).
     var identityRecords: [[UInt8]: StoredIdentity] = [:]
+    /// Provider refresh tokens and their revocation queue (InMemoryPasskeyStore+ProviderTokens.swift).
+    var providerTokens: [[UInt8]: SealedProviderToken] = [:]
+    var tokenRevocations: [Int64: QueuedRevocation] = [:]
+    var nextRevocationID: Int64 = 0
     let now: @Sendable () -> Date
     private let caps: CeremonyCaps
 
@@ -143,9 +147,11 @@ public actor InMemoryPasskeyStore: PasskeyStore {
             record(.credentialDeleted, audit, user: handle, credential: credential.id)
         }
         credentials = credentials.filter { $0.value.record.userHandle != handle }
-        for identity in identityRecords.values.filter({ $0.userHandle == handle }).sorted(by: { $0.createdAt < $1.createdAt }) {
+        let identities = identityRecords.values.filter({ $0.userHandle == handle }).sorted(by: { $0.createdAt < $1.createdAt })
+        for identity in identities {
             record(.identityUnlinked, audit, user: handle, credential: nil, identity: identity.id)
         }
+        queueRevocations(ofIdentities: identities.map(\.id))
         identityRecords = identityRecords.filter { $0.value.userHandle != handle }
         record(.userDeleted, audit, user: handle, credential: nil)
         return true

@@ -162,7 +162,8 @@ struct PostgresHTTPInstance: Sendable {
     init(
         url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),
         configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none, logger: Logger? = nil,
-        identityProviders: [IdentityProvider]? = nil, identitySessionTimeout: TimeInterval = 300
+        identityProviders: [IdentityProvider]? = nil, identitySessionTimeout: TimeInterval = 300,
+        appleCodeExchange: (@Sendable (PostgresPasskeyStore) -> AppleCodeExchange)? = nil
     ) {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
@@ -173,7 +174,8 @@ struct PostgresHTTPInstance: Sendable {
         let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })
         let identity = identityProviders.map { [store] providers in
             IdentityService(
-                providers: providers, ceremonies: store, identities: store, sessionTimeout: identitySessionTimeout, now: { clock.now })
+                providers: providers, ceremonies: store, identities: store, sessionTimeout: identitySessionTimeout,
+                appleCodeExchange: appleCodeExchange?(store), now: { clock.now })
         }
         app = Application(router: buildRouter(service: service, identity: identity, configuration: configuration), logger: logger)
     }
