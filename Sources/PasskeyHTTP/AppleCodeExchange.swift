@@ -3,6 +3,7 @@ public import Foundation
 public import IdentityCore
 import JOSE
 public import Logging
+public import Metrics
 public import PasskeyStore
 import WebAuthnModel
 
@@ -82,10 +83,36 @@ public struct TokenRevocationDrain: Sendable {
     public var baseDelay: TimeInterval = 60
     public var maxDelay: TimeInterval = 6 * 3600
     let logger: Logger
+    private let revoked, retrying, givenUp: Counter
+    private let pending: Gauge
 
-    public init(exchange: AppleCodeExchange, logger: Logger) {
+    /// - Parameters:
+    ///   - metricsFactory: where the drain's metrics go:
+    ///
+    ///         passkeyd_provider_token_revocations_total{outcome="revoked"|"retrying"|"given_up"}  counter
+    ///         passkeyd_provider_token_revocations_pending                                     gauge (after each pass)
+    public init(exchange: AppleCodeExchange, logger: Logger, metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.exchange = exchange
         self.logger = logger
+        let name = "passkeyd_provider_token_revocations_total"
+        revoked = Counter(label: name, dimensions: [("outcome", "revoked")], factory: metricsFactory)
+        retrying = Counter(label: name, dimensions: [("outcome", "retrying")], factory: metricsFactory)
+        givenUp = Counter(label: name, dimensions: [("outcome", "given_up")], factory: metricsFactory)
+        pending = Gauge(label: "passkeyd_provider_token_revocations_pending", factory: metricsFactory)
+    }
+
+    /// Drains every `interval` until cancelled: passes back to back while they come back full, then a pause. A failed
+    /// pass (the database unreachable) is logged and tried again after the pause; the queue is in the database, so
+    /// what a stopped instance left is revoked by the next one.
+    public func run(every interval: Duration) async {
+        while !Task.isCancelled {
+            do {
+                while try await drainOnce().claimed >= batchSize, !Task.isCancelled {}
+            } catch {
+                logger.warning("provider token revocation pass failed", metadata: ["reason": .string("\(error.code): \(error.reason)")])
+            }
+            do { try await Task.sleep(for: interval) } catch { return }  // cancelled: shutting down
+        }
     }
 
     /// What one pass did.
@@ -144,6 +171,10 @@ public struct TokenRevocationDrain: Sendable {
                 }
             }
         }
+        if outcome.revoked > 0 { revoked.increment(by: outcome.revoked) }
+        if outcome.retrying > 0 { retrying.increment(by: outcome.retrying) }
+        if outcome.givenUp > 0 { givenUp.increment(by: outcome.givenUp) }
+        pending.record(try await store.pendingTokenRevocationCount())
         return outcome
     }
 }

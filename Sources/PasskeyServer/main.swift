@@ -135,22 +135,12 @@ do {
             providers: providers, ceremonies: store, identities: store, sessionTimeout: settings.identity.sessionTimeout,
             appleCodeExchange: appleCodeExchange)
     }
-    // Revoke queued provider tokens (deleted users, unlinked identities, replaced tokens) every 30 s; the queue is in
-    // the database, so what a stopped instance left is revoked by the next one.
+    // Revoke queued provider tokens (deleted users, unlinked identities, replaced tokens) every 30 s.
     let revokerExchange = appleCodeExchange
     let revoker = Task {
         guard let revokerExchange else { return }
-        let drain = TokenRevocationDrain(exchange: revokerExchange, logger: logger)
-        while true {
-            do {
-                // A full batch: there may be more due right away.
-                while try await drain.drainOnce().claimed >= drain.batchSize, !Task.isCancelled {}
-            } catch {
-                let reason = (error as? StoreError).map { "\($0.code): \($0.reason)" } ?? String(reflecting: type(of: error))
-                logger.warning("provider token revocation pass failed", metadata: ["reason": .string(reason)])
-            }
-            do { try await Task.sleep(for: .seconds(30)) } catch { return }  // cancelled: shutting down
-        }
+        await TokenRevocationDrain(exchange: revokerExchange, logger: logger, metricsFactory: MetricsSystem.factory)
+            .run(every: .seconds(30))
     }
     // Purge expired ceremonies in the background; requests never wait for it. Every 60 s, or every 5 s while the
     // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches

@@ -2,7 +2,10 @@ public import Foundation
 
 extension InMemoryPasskeyStore: ProviderTokenStore {
     public func saveProviderToken(_ token: SealedProviderToken) -> Bool {
-        guard identityRecords[token.identityID] != nil else { return false }
+        guard identityRecords[token.identityID] != nil else {
+            queueRevocation(token)
+            return false
+        }
         if let previous = providerTokens[token.identityID], previous.sealedToken != token.sealedToken {
             queueRevocation(previous)
         }

@@ -35,10 +35,12 @@ public struct PendingTokenRevocation: Sendable, Hashable {
 }
 
 /// Provider refresh tokens and their revocation queue, beside ``IdentityStore``. ``PasskeyStore/deleteUser(handle:audit:)``
-/// and ``IdentityStore/unlinkIdentity(id:ofUser:audit:)`` queue the tokens of what they delete in the same atomic step.
+/// and ``IdentityStore/unlinkIdentity(id:ofUser:audit:)`` queue the tokens of what they delete in the same atomic step,
+/// also a token saved by a sign-in that committed while the deletion waited.
 public protocol ProviderTokenStore: Sendable {
     /// Keeps `token` for its identity. A different token already kept for it is queued for revocation in the same
-    /// step (a newer sign-in's token replaces it). `false` when the identity no longer exists (nothing is kept).
+    /// step (a newer sign-in's token replaces it). `false` when the identity no longer exists (deleted since the
+    /// sign-in): the token is then queued for revocation instead of kept, so it is never left live at the provider.
     func saveProviderToken(_ token: SealedProviderToken) async throws(StoreError) -> Bool
     /// The token kept for an identity.
     func providerToken(identityID: [UInt8]) async throws(StoreError) -> SealedProviderToken?

@@ -196,7 +196,7 @@ extension PostgresPasskeyStore: IdentityStore {
                         DELETE FROM identities i USING users u
                          WHERE i.id = $1 AND u.id = i.user_id AND u.user_handle = $5
                         RETURNING i.id, u.user_handle
-                    ), \(Self.queueRevocations(from: "SELECT id FROM deleted")), audit AS (
+                    ), audit AS (
                         INSERT INTO audit_events (event, request_id, actor, user_handle, identity_id, client_address)
                         SELECT 'identity.unlinked', $2, $3, d.user_handle, d.id, $4 FROM deleted d
                     )

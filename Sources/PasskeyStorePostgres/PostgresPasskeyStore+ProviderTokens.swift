@@ -3,34 +3,18 @@ import LibPQ
 public import PasskeyStore
 
 /// Provider refresh tokens and their revocation queue (schema: `Migrations/0007_apple_tokens.sql`). Every SQL shape
-/// that touches these tables is here; the user-deletion and unlink statements embed ``queueRevocations(from:)``.
+/// that touches these tables is here. Queueing is the schema's: a trigger on `identity_tokens` queues each token that
+/// is deleted (unlink, user deletion, by cascade) or replaced, so the deleting statements need not name the table.
 extension PostgresPasskeyStore: ProviderTokenStore {
-    /// A CTE member (`queued AS (...)`) that queues the kept tokens of the identities `source` yields (a query whose
-    /// rows have an `id` column of identity ids), for a statement that deletes those identities. Data-modifying CTEs
-    /// all see the snapshot from before the statement, so the tokens are read before the cascade removes them.
-    static func queueRevocations(from source: String) -> String {
-        """
-        queued AS (
-            INSERT INTO token_revocations (identity_id, provider, client_id, sealed_token)
-            SELECT t.identity_id, t.provider, t.client_id, t.sealed_token
-              FROM identity_tokens t WHERE t.identity_id IN (SELECT id FROM (\(source)) AS gone)
-        )
-        """
-    }
-
-    /// Keep a token for an existing identity; a different kept token is queued for revocation in the same statement.
-    /// (`old` reads the row as it was before the statement: no `FOR UPDATE` there, which would skip the row the upsert
-    /// below changes. Concurrent saves for one identity are serialized by the identity-row lock taken first.)
+    /// Keep a token for an identity (a replaced token is queued by the table's trigger); for an identity that is gone,
+    /// queue the token for revocation instead. Runs after `SELECT ... FOR KEY SHARE` on the identity in the same
+    /// transaction, so the identity cannot go between the check and the insert, and a deletion that waits for this
+    /// transaction cascades to the saved token (and queues it).
     static let saveToken = PGPreparedStatement(
         name: "passkeyd_provider_token_save",
         sql: """
             WITH i AS (
                 SELECT id FROM identities WHERE id = $1
-            ), old AS (
-                SELECT t.* FROM identity_tokens t WHERE t.identity_id = $1
-            ), replaced AS (
-                INSERT INTO token_revocations (identity_id, provider, client_id, sealed_token)
-                SELECT identity_id, provider, client_id, sealed_token FROM old WHERE sealed_token <> $4
             ), saved AS (
                 INSERT INTO identity_tokens (identity_id, provider, client_id, sealed_token)
                 SELECT id, $2, $3, $4 FROM i
@@ -38,6 +22,9 @@ extension PostgresPasskeyStore: ProviderTokenStore {
                    SET provider = EXCLUDED.provider, client_id = EXCLUDED.client_id,
                        sealed_token = EXCLUDED.sealed_token, created_at = now()
                 RETURNING 1
+            ), orphaned AS (
+                INSERT INTO token_revocations (identity_id, provider, client_id, sealed_token)
+                SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM i)
             )
             SELECT count(*) FROM saved
             """,
@@ -57,9 +44,9 @@ extension PostgresPasskeyStore: ProviderTokenStore {
 
     public func saveProviderToken(_ token: SealedProviderToken) async throws(StoreError) -> Bool {
         try await run(transaction: true) { connection in
-            // Serializes saves for this identity, so a token replaced by a concurrent save is always queued.
+            // Holds the identity until commit: a concurrent deletion waits, then its cascade sees (and queues) the token.
             _ = try connection.execute(PGQuery(
-                unsafeSQL: "SELECT 1 FROM identities WHERE id = $1 FOR NO KEY UPDATE", bindings: [token.identityID]))
+                unsafeSQL: "SELECT 1 FROM identities WHERE id = $1 FOR KEY SHARE", bindings: [token.identityID]))
             var bindings = PGBindings()
             bindings.append(token.identityID)
             bindings.append(token.provider)

@@ -618,7 +618,6 @@ public final class PostgresPasskeyStore: PasskeyStore {
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
                     WITH deleted AS (DELETE FROM users WHERE user_handle = $1 RETURNING id, user_handle),
-                    \(Self.queueRevocations(from: "SELECT i.id FROM deleted d JOIN identities i ON i.user_id = d.id")),
                     audit AS (
                         INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, identity_id, client_address)
                         SELECT e.event, $2, $3, e.user_handle, e.credential_id, e.identity_id, $4 FROM (

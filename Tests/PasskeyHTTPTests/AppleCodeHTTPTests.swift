@@ -11,6 +11,7 @@ import Logging
 import PasskeyHTTP
 import PasskeyStore
 import PasskeyStorePostgres
+import Prometheus
 import ProviderKeys
 import Testing
 import WebAuthnModel
@@ -34,9 +35,14 @@ struct AppleCodeHTTPTests {
         let server: TestProviderServer
         let store: PostgresPasskeyStore
 
+        /// The drain's metrics.
+        let registry = PrometheusCollectorRegistry()
+
         /// The drain main.swift runs, on this instance's store.
         func drain() throws -> TokenRevocationDrain {
-            var drain = TokenRevocationDrain(exchange: try AppleCodeHTTPTests.exchange(server: server, store: store), logger: AppleCodeHTTPTests.quiet)
+            var drain = TokenRevocationDrain(
+                exchange: try AppleCodeHTTPTests.exchange(server: server, store: store), logger: AppleCodeHTTPTests.quiet,
+                metricsFactory: PrometheusMetricsFactory(registry: registry))
             drain.baseDelay = 60
             return drain
         }
@@ -197,7 +203,7 @@ struct AppleCodeHTTPTests {
         }
     }
 
-    @Test("deleting the user queues the token in the same statement; the drain revokes it; a failed revoke stays queued and is retried")
+    @Test("deleting the user queues the token in the same transaction; the drain revokes it; a failed revoke stays queued and is retried")
     func revocation() async throws {
         try await Self.withApple { harness, client in
             let reply = try await Self.signIn(client, code: "c")
@@ -214,6 +220,9 @@ struct AppleCodeHTTPTests {
 
             let failed = try await drain.drainOnce()
             #expect(failed.retrying == 1 && failed.revoked == 0)
+            var metrics = harness.registry.emitToString()
+            #expect(metrics.contains(#"passkeyd_provider_token_revocations_total{outcome="retrying"} 1"#))
+            #expect(metrics.contains("passkeyd_provider_token_revocations_pending 1"))
             #expect(try await harness.schema.count("token_revocations", where: "attempts = 1 AND last_error IS NOT NULL AND next_attempt_at > now()") == 1)
             #expect(try await drain.drainOnce().claimed == 0, "not due yet")
 
@@ -222,12 +231,71 @@ struct AppleCodeHTTPTests {
             let revoked = try await drain.drainOnce()
             #expect(revoked.revoked == 1)
             #expect(try await harness.schema.count("token_revocations") == 0)
+            metrics = harness.registry.emitToString()
+            #expect(metrics.contains(#"passkeyd_provider_token_revocations_total{outcome="revoked"} 1"#))
+            #expect(metrics.contains("passkeyd_provider_token_revocations_pending 0"))
             let requests = harness.server.record.revokeRequests
             #expect(requests.count == 2)
             let form = try #require(requests.last)
             #expect(form.fields["token"] == "test-refresh-token" && form.fields["token_type_hint"] == "refresh_token")
             #expect(form.fields["client_id"] == "com.example.app")
             #expect(try Self.secretClaims(form.fields["client_secret"])["sub"] == .string("com.example.app"))
+        }
+    }
+
+    @Test("a token saved by a sign-in that commits while the user's deletion waits on it is queued, not lost")
+    func saveRacingDeletion() async throws {
+        try await Self.withApple { harness, client in
+            let reply = try await Self.signIn(client, code: nil)
+            #expect(reply.status == 201)
+            let userID = try #require((reply.json["user"] as? [String: Any])?["id"] as? String)
+            let identityText = try #require((reply.json["identity"] as? [String: Any])?["id"] as? String)
+            let identityID = try #require(Base64URL.decodeStrict(identityText))
+            #expect(try await harness.schema.count("identity_tokens") == 0)
+
+            // What saveProviderToken does, held open: the identity locked, the token inserted, not yet committed.
+            let saver = try PGConnection.connect(url: harness.schema.url)
+            try saver.simpleQuery("BEGIN")
+            _ = try saver.execute(PGQuery(unsafeSQL: "SELECT 1 FROM identities WHERE id = $1 FOR KEY SHARE", bindings: [identityID]))
+            var bindings = PGBindings()
+            bindings.append(identityID)
+            bindings.append(Array(repeating: UInt8(7), count: 40))
+            _ = try saver.execute(PGQuery(
+                unsafeSQL: "INSERT INTO identity_tokens (identity_id, provider, client_id, sealed_token) VALUES ($1, 'apple', 'com.example.app', $2)",
+                bindings: bindings))
+            let deletion = Task { try await client.send(.delete, "/v1/admin/users/\(userID)", headers: PostgresHTTP.adminAuth).status }
+            // Until the deletion is blocked on the saver's lock (a lock wait on the identity row).
+            var waited = false
+            for _ in 0..<100 where !waited {
+                try await Task.sleep(for: .milliseconds(50))
+                waited = try await harness.schema.count(
+                    "pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid", where: "NOT l.granted AND a.query LIKE '%DELETE FROM users%'") > 0
+            }
+            #expect(waited, "the deletion waits for the saver")
+            try saver.simpleQuery("COMMIT")
+            try saver.close()
+            #expect(try await deletion.value == 204)
+            #expect(try await harness.schema.count("identity_tokens") == 0)
+            #expect(try await harness.schema.count("token_revocations", where: "sealed_token = decode(repeat('07', 40), 'hex')") == 1)
+        }
+    }
+
+    @Test("the drain loop passkeyd runs revokes what is queued while it runs, and ends when cancelled")
+    func drainLoop() async throws {
+        try await Self.withApple { harness, client in
+            let loop = Task { await (try! harness.drain()).run(every: .milliseconds(50)) }
+            let reply = try await Self.signIn(client, code: "c")
+            let userID = try #require((reply.json["user"] as? [String: Any])?["id"] as? String)
+            #expect(try await client.send(.delete, "/v1/admin/users/\(userID)", headers: PostgresHTTP.adminAuth).status == 204)
+            var left = 1
+            for _ in 0..<100 where left > 0 {
+                try await Task.sleep(for: .milliseconds(50))
+                left = try await harness.schema.count("token_revocations")
+            }
+            #expect(left == 0)
+            #expect(harness.server.record.revokeRequests.count == 1)
+            loop.cancel()
+            await loop.value
         }
     }
 
@@ -248,6 +316,7 @@ struct AppleCodeHTTPTests {
             #expect(try await drain.drainOnce().retrying == 1)
             _ = try await harness.schema.query(PGQuery(unsafeSQL: "UPDATE token_revocations SET next_attempt_at = now()"))
             #expect(try await drain.drainOnce().givenUp == 1)
+            #expect(harness.registry.emitToString().contains(#"passkeyd_provider_token_revocations_total{outcome="given_up"} 1"#))
             #expect(try await harness.schema.count("token_revocations") == 0)
             #expect(harness.server.record.revokeRequests.count == 2)
         }

@@ -37,14 +37,16 @@ struct ProviderTokenStoreConformanceTests {
         #expect(try await store.saveProviderToken(Self.token(identity, 2)))
         #expect(try await store.providerToken(identityID: identity) == Self.token(identity, 2))
         #expect(try await store.pendingTokenRevocationCount() == 1)
-        // No such identity: nothing kept.
-        #expect(try await !store.saveProviderToken(Self.token(IdentityStoreConformanceTests.id(9), 3)))
-        #expect(try await store.providerToken(identityID: IdentityStoreConformanceTests.id(9)) == nil)
+        // No such identity (deleted since its sign-in): nothing kept, the token is queued for revocation instead.
+        let gone = IdentityStoreConformanceTests.id(9)
+        #expect(try await !store.saveProviderToken(Self.token(gone, 3)))
+        #expect(try await store.providerToken(identityID: gone) == nil)
+        #expect(try await store.pendingTokenRevocationCount() == 2)
 
         let claimed = try await store.claimTokenRevocations(limit: 10, lease: 300)
-        #expect(claimed.map(\.token) == [Self.token(identity, 1)] && claimed.first?.attempts == 1)
+        #expect(claimed.map(\.token) == [Self.token(identity, 1), Self.token(gone, 3)] && claimed.allSatisfy { $0.attempts == 1 })
         #expect(try await store.claimTokenRevocations(limit: 10, lease: 300).isEmpty, "leased")
-        try await store.completeTokenRevocation(id: try #require(claimed.first).id)
+        for pending in claimed { try await store.completeTokenRevocation(id: pending.id) }
         #expect(try await store.pendingTokenRevocationCount() == 0)
     }
 
