@@ -70,6 +70,8 @@ let package = Package(
 
         // MARK: native sign-in with a provider's ID token (pure: profiles, nonce rules, verification; keys as values)
         .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+        // Pure: passkeyd's sessions (access-token claims and keys, refresh and handoff secrets, PKCE). No I/O.
+        .target(name: "SessionCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
         // The only code that fetches from the network: provider key sets (JWKS URL, OIDC discovery, a file) behind
         // IdentityCore's ProviderKeySource, cached with refetch limits.
         .target(
@@ -203,6 +205,10 @@ let package = Package(
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),
         .testTarget(
             name: "IdentityCoreTests", dependencies: ["IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SessionCoreTests", dependencies: ["SessionCore", "JOSE", "COSECrypto", "WebAuthnModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(

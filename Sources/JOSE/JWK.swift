@@ -103,10 +103,26 @@ public struct JWK: Sendable {
             members["kty"] = .string("RSA")
             members["n"] = .string(Base64URL.encode(rsa.modulus))
             members["e"] = .string(Base64URL.encode(rsa.exponent))
+        } else if publicKey.supports(.edDSA), case .map(let entries) = publicKey.coseKey(),
+                  let x = entries.first(where: { $0.key == cbor(-2) }), case .bytes(let raw) = x.value {
+            members["kty"] = .string("OKP")
+            members["crv"] = .string("Ed25519")
+            members["x"] = .string(Base64URL.encode(raw))
         } else {
             return nil
         }
         return members
+    }
+
+    /// The RFC 7638 thumbprint of a public JWK: base64url(SHA-256) of its required members (EC: crv, kty, x, y;
+    /// RSA: e, kty, n; OKP: crv, kty, x) in lexicographic order without whitespace. A stable `kid` for one's own keys.
+    public static func thumbprint(_ members: [String: JSONValue]) -> String {
+        let required: Set<String> = switch members["kty"] {
+        case .string("EC")?: ["crv", "kty", "x", "y"]
+        case .string("OKP")?: ["crv", "kty", "x"]
+        default: ["e", "kty", "n"]
+        }
+        return Base64URL.encode(Digest.sha256(JSONText.bytes(of: .object(members.filter { required.contains($0.key) }))))
     }
 
     /// Whether this key may verify `algorithm`: `use`, if present, is `sig`; `alg`, if present, is `algorithm`; and

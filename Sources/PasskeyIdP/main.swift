@@ -56,12 +56,6 @@ func der(fromPEM text: String) throws -> [UInt8] {
     return Array(data)
 }
 
-/// The RFC 7638 thumbprint: base64url(SHA-256) of the required members, sorted, without whitespace.
-func thumbprint(_ jwk: [String: JSONValue]) -> String {
-    let required: Set<String> = jwk["kty"] == .string("EC") ? ["crv", "kty", "x", "y"] : ["e", "kty", "n"]
-    return Base64URL.encode(Digest.sha256(JSONText.bytes(of: .object(jwk.filter { required.contains($0.key) }))))
-}
-
 /// The key in D/key.pem with the kid and alg of the first key in D/jwks.json.
 func loadKey(dir: URL) throws -> TestIdentityProvider.SigningKey {
     let jwks = try JSONReader.parse(Array(try Data(contentsOf: dir.appendingPathComponent("jwks.json"))))
@@ -86,7 +80,7 @@ func keygen(_ flags: [String: String]) throws {
     }
     let key = try TestIdentityProvider.SigningKey.generate(algorithm, keyID: "pending")
     guard var jwk = key.jwk else { throw UsageError(description: "no JWK form for \(algorithm)") }
-    let kid = flags["kid"] ?? thumbprint(jwk)
+    let kid = flags["kid"] ?? JWK.thumbprint(jwk)
     jwk["kid"] = .string(kid)
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let keyPath = dir.appendingPathComponent("key.pem").path
