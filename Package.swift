@@ -101,6 +101,7 @@ let package = Package(
         .target(
             name: "PasskeyHTTP",
             dependencies: [
+                "SessionCore",
                 "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

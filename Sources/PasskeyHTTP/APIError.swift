@@ -2,6 +2,7 @@ import Foundation
 import IdentityCore
 import PasskeyStore
 import WebAuthnCore
+import SessionCore
 
 /// An error as clients see it: a 4xx/5xx status and a stable snake_case code. Details stay in the logs.
 public struct APIError: Error, Sendable, Equatable {
@@ -147,6 +148,9 @@ struct FailedRequest: Sendable {
             self.error = APIError(error)
             reason = error.reason
         case let error as IdentityError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as SessionError:
             self.error = APIError(error)
             reason = error.reason
         case let error as ProviderKeyError:

@@ -56,6 +56,7 @@ func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
         }
     }
     if let identity = api.identity { addAdminIdentityRoutes(to: router, api: api, identities: identity.identities) }
+    if let sessions = api.sessions { addAdminSessionRoutes(to: router, api: api, service: sessions) }
 }
 
 extension Operation {

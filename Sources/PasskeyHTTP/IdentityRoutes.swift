@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import IdentityCore
 import PasskeyStore
+import SessionCore
 import WebAuthnModel
 
 /// `POST /v1/idtoken/begin` and `/v1/idtoken/finish`: native sign-in with a provider's ID token, bound to a nonce
@@ -83,6 +84,26 @@ struct IDTokenFinishJSON: Encodable {
     let created: Bool
     /// Whether this sign-in attached the identity (its first use).
     let linked: Bool
+    /// With sessions on.
+    let session: SessionJSON?
+}
+
+/// A session answer through Codable (the ID-token finish); the same members as ``API/write(_:to:includeRefreshToken:)``.
+struct SessionJSON: Encodable {
+    let accessToken: String
+    let tokenType = "Bearer"
+    let expiresIn: Int
+    let refreshToken: String
+    let refreshExpiresIn: Int
+    let sessionId: String
+
+    init(_ issued: SessionService.Issued) {
+        accessToken = issued.accessToken
+        expiresIn = issued.expiresIn
+        refreshToken = issued.refreshToken
+        refreshExpiresIn = issued.refreshExpiresIn
+        sessionId = Base64URL.encode(issued.sessionID)
+    }
 }
 
 extension API {
@@ -128,9 +149,14 @@ extension API {
         metrics.recordSignIn(provider: label, code: nil)
         if result.createdUser { RequestScope.log(.userCreated, user: result.user.handle) }
         if result.linkedIdentity { RequestScope.log(.identityLinked, user: result.user.handle, identity: result.identity.id) }
+        var session: SessionJSON?
+        if let sessions {
+            session = SessionJSON(try await sessions.start(
+                user: result.user.handle, origin: .idToken, amr: SignInMethod.idToken(provider: provider).amr, identityID: result.identity.id))
+        }
         return try json(status: result.createdUser ? .created : .ok, IDTokenFinishJSON(
             user: UserJSON(result.user), identity: IdentityJSON(result.identity), created: result.createdUser,
-            linked: result.linkedIdentity))
+            linked: result.linkedIdentity, session: session))
     }
 
     /// `"user"`: absent (a new identity gets a new user named `provider:subject`), `{"name", "displayName"?}` (the

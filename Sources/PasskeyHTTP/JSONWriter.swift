@@ -184,6 +184,7 @@ extension RegistrationResult {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("credential"); credential.write(to: &writer)
+        if let session { writer.key("session"); API.write(session, to: &writer) }
         writer.key("user"); user.write(to: &writer)
         writer.endObject()
         return writer.bytes
@@ -195,6 +196,7 @@ extension AuthenticationResult {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("credential"); credential.write(to: &writer)
+        if let session { writer.key("session"); API.write(session, to: &writer) }
         writer.key("signCountStatus"); writer.string(signCountStatus)
         if let user { writer.key("user"); user.write(to: &writer) }
         writer.key("userVerified"); writer.bool(userVerified)

@@ -134,14 +134,16 @@ struct CredentialJSON: Encodable {
     }
 }
 
-struct RegistrationResult: Encodable {
+struct RegistrationResult {
     let user: UserJSON
     let credential: CredentialJSON
+    var session: SessionService.Issued? = nil
 }
 
-struct AuthenticationResult: Encodable {
+struct AuthenticationResult {
     let user: UserJSON?
     let credential: CredentialJSON
     let userVerified: Bool
     let signCountStatus: String
+    var session: SessionService.Issued? = nil
 }

@@ -5,6 +5,7 @@ import Logging
 public import Metrics
 import NIOCore
 import PasskeyStore
+import SessionCore
 import WebAuthnCore
 import WebAuthnModel
 
@@ -55,16 +56,19 @@ enum Access: Sendable {
     case ceremony
     /// Admin endpoints: an admin key; the routes do not exist when no admin key is configured.
     case admin
+    /// Endpoints whose request carries its own credential (a refresh token, a handoff code, an access token) and that
+    /// web pages call directly: no API key; limited per client address like the ceremonies.
+    case `public`
 }
 
 /// Builds the router: the ceremony endpoints under `/v1/registration` and `/v1/authentication`, the admin API
 /// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise),
 /// `/openapi.json` and, when the configuration has an exporter, `/metrics`.
 public func buildRouter(
-    service: CeremonyService, identity: IdentityService? = nil, configuration: HTTPConfiguration = .init()
+    service: CeremonyService, identity: IdentityService? = nil, sessions: SessionService? = nil, configuration: HTTPConfiguration = .init()
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
-    let api = API(service: service, identity: identity, configuration: configuration)
+    let api = API(service: service, identity: identity, sessions: sessions, configuration: configuration)
     router.get("/healthz") { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
     router.get("/readyz") { _, context in
         do {
@@ -90,6 +94,7 @@ public func buildRouter(
         await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
     }
     if let identity { addIdentityRoutes(to: router, api: api, service: identity) }
+    if let sessions { addSessionRoutes(to: router, api: api, service: sessions) }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }
@@ -114,6 +119,8 @@ struct API: Sendable {
     let service: CeremonyService
     /// ID-token sign-in; nil when no provider is configured (its routes are then absent).
     let identity: IdentityService?
+    /// Sessions after sign-in; nil when off (`PASSKEYD_SESSIONS`): no session in sign-in answers, no session routes.
+    let sessions: SessionService?
     let configuration: HTTPConfiguration
     /// SHA-256 of each API key, compared in constant time.
     let keyDigests: [[UInt8]]
@@ -124,10 +131,11 @@ struct API: Sendable {
     /// Token buckets per client address, API key and user.
     let limiter: RateLimiter
 
-    init(service: CeremonyService, identity: IdentityService? = nil, configuration: HTTPConfiguration) {
+    init(service: CeremonyService, identity: IdentityService? = nil, sessions: SessionService? = nil, configuration: HTTPConfiguration) {
         self.limiter = RateLimiter(configuration.rateLimits)
         self.service = service
         self.identity = identity
+        self.sessions = sessions
         self.configuration = configuration
         self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
         self.adminKeyDigests = configuration.adminKeys.map { Digest.sha256(Array($0.utf8)) }
@@ -153,7 +161,7 @@ struct API: Sendable {
             // Per client address first (also unauthenticated requests: key guessing), then per API key.
             // The address (a string) only when a limit needs it: off by default on the ceremony path.
             switch operation.access {
-            case .ceremony:
+            case .ceremony, .public:
                 if let buckets = limiter.perClient {
                     try RateLimiter.check(buckets, limiter.clientAddress(headers: request.headers, peer: context.remoteAddress), scope: "client")
                 }
@@ -218,6 +226,7 @@ struct API: Sendable {
         switch operation.access {
         case .admin: return "admin:" + (key.map { RequestScope.fingerprint(adminKeyDigests[$0]) } ?? "unknown")
         case .ceremony: return key.map { "api:" + RequestScope.fingerprint(keyDigests[$0]) } ?? "api:open"
+        case .public: return "public"
         }
     }
 
@@ -231,6 +240,8 @@ struct API: Sendable {
             digests = keyDigests
         case .admin:
             digests = adminKeyDigests
+        case .public:
+            return nil
         }
         let unauthorized = access == .admin ? APIError.adminUnauthorized : APIError.unauthorized
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw unauthorized }
@@ -355,7 +366,14 @@ struct API: Sendable {
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes.")
         }
         let (user, credential, verified) = try await service.finishRegistration(response, nickname: nickname, audit: RequestScope.audit)
-        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified))
+        var session: SessionService.Issued?
+        if let sessions, sessions.issueOnRegistration {
+            session = try await sessions.start(
+                user: user.handle, origin: .registration,
+                amr: SignInMethod.passkey(userVerified: credential.record.uvInitialized, backupEligible: credential.record.backupEligible).amr,
+                credentialID: credential.record.id)
+        }
+        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified), session: session)
         return rawJSON(status: .created, result.jsonBytes)
     }
 
@@ -401,9 +419,16 @@ struct API: Sendable {
             }
         }
         let (user, credential, verified) = try await service.finishAuthentication(response)
+        var session: SessionService.Issued?
+        if let sessions, let user {
+            session = try await sessions.start(
+                user: user.handle, origin: .passkey,
+                amr: SignInMethod.passkey(userVerified: verified.userVerified, backupEligible: credential.record.backupEligible).amr,
+                credentialID: credential.record.id)
+        }
         let result = AuthenticationResult(
             user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil),
-            userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue)
+            userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue, session: session)
         return rawJSON(status: .ok, result.jsonBytes)
     }
 }

@@ -18,12 +18,10 @@ public struct AccessTokenClaims: Sendable, Hashable {
     public let sessionID: String
     public let authTime: Int64
     public let amr: [String]
-    /// The provider of an ID-token sign-in (`idp`).
-    public let identityProvider: String?
 
     public init(
         issuer: String, audiences: [String], subject: String, issuedAt: Int64, expiresAt: Int64, tokenID: String, sessionID: String,
-        authTime: Int64, amr: [String], identityProvider: String? = nil
+        authTime: Int64, amr: [String]
     ) {
         self.issuer = issuer
         self.audiences = audiences
@@ -34,7 +32,6 @@ public struct AccessTokenClaims: Sendable, Hashable {
         self.sessionID = sessionID
         self.authTime = authTime
         self.amr = amr
-        self.identityProvider = identityProvider
     }
 
     /// The JSON payload, members in a fixed order, written directly (no encoder on the sign-in path).
@@ -43,7 +40,6 @@ public struct AccessTokenClaims: Sendable, Hashable {
         out += audiences.count == 1 ? Self.quoted(audiences[0]) : "[" + audiences.map(Self.quoted).joined(separator: ",") + "]"
         out += ",\"iat\":\(issuedAt),\"exp\":\(expiresAt),\"jti\":" + Self.quoted(tokenID) + ",\"sid\":" + Self.quoted(sessionID)
         out += ",\"auth_time\":\(authTime),\"amr\":[" + amr.map(Self.quoted).joined(separator: ",") + "]"
-        if let identityProvider { out += ",\"idp\":" + Self.quoted(identityProvider) }
         out += "}"
         return Array(out.utf8)
     }
@@ -81,12 +77,6 @@ public struct AccessTokenClaims: Sendable, Hashable {
         sessionID = try string("sid")
         authTime = try seconds("auth_time")
         amr = try strings(members["amr"], "amr")
-        if let idp = members["idp"] {
-            guard case .string(let value) = idp else { throw SessionError(.accessTokenMalformed, "idp is not a string") }
-            identityProvider = value
-        } else {
-            identityProvider = nil
-        }
     }
 
     /// A JSON string literal.

@@ -59,7 +59,7 @@ public enum SignInMethod: Sendable, Hashable {
     /// RFC 8176 values. A passkey: `hwk` (a device-bound key) or `swk` (a synced, backup-eligible key: the key is
     /// not confined to one device's hardware), `user` (user presence), and `mfa` when the authenticator verified
     /// the user (possession plus PIN or biometric). An ID token: `fed` (federated sign-in; not in the IANA registry,
-    /// which has no value for it, as RFC 8176 §2 permits), with the provider in the token's `idp` claim.
+    /// which has no value for it, as RFC 8176 §2 permits).
     public var amr: [String] {
         switch self {
         case .passkey(let userVerified, let backupEligible):

@@ -19,8 +19,7 @@ struct AccessTokenTests {
     static func claims(iat: Int64 = 1_800_000_000, lifetime: Int64 = 600, audiences: [String] = policy.audiences, issuer: String = policy.issuer) -> AccessTokenClaims {
         AccessTokenClaims(
             issuer: issuer, audiences: audiences, subject: "dXNlci0x", issuedAt: iat, expiresAt: iat + lifetime, tokenID: "anRpLTE",
-            sessionID: "c2lkLTE", authTime: iat - 5, amr: SignInMethod.passkey(userVerified: true, backupEligible: true).amr,
-            identityProvider: nil)
+            sessionID: "c2lkLTE", authTime: iat - 5, amr: SignInMethod.passkey(userVerified: true, backupEligible: true).amr)
     }
 
     /// The three parts, decoded.
@@ -42,7 +41,7 @@ struct AccessTokenTests {
         #expect(payload["iss"] == .string("https://id.example.com") && payload["aud"] == .string("https://api.example.com"))
         #expect(payload["sub"] == .string("dXNlci0x") && payload["sid"] == .string("c2lkLTE") && payload["jti"] == .string("anRpLTE"))
         #expect(payload["iat"] == .number(1_800_000_000) && payload["exp"] == .number(1_800_000_600) && payload["auth_time"] == .number(1_799_999_995))
-        #expect(payload["amr"] == .array([.string("swk"), .string("user"), .string("mfa")]) && payload["idp"] == nil)
+        #expect(payload["amr"] == .array([.string("swk"), .string("user"), .string("mfa")]))
         // Independently of JOSE: the signature over header.payload with the public key, by OpenSSL.
         let der = algorithm == .es256 ? try ECDSASignatureEncoding.derFromRaw(signature) : signature
         #expect(algorithm != .es256 || signature.count == 64)
@@ -112,9 +111,8 @@ struct AccessTokenTests {
     func escaping() throws {
         let claims = AccessTokenClaims(
             issuer: "https://x.example/\"q\"\\\n\u{1}é", audiences: ["a", "b"], subject: "s", issuedAt: 1, expiresAt: 2, tokenID: "j",
-            sessionID: "i", authTime: 0, amr: ["fed"], identityProvider: "apple")
+            sessionID: "i", authTime: 0, amr: ["fed"])
         #expect(try AccessTokenClaims(payload: claims.payload) == claims)
-        #expect(String(decoding: claims.payload, as: UTF8.self).contains(#""idp":"apple""#))
     }
 
     @Test("amr: device-bound or synced passkey, with or without user verification; an ID token is fed")

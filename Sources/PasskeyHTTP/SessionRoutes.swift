@@ -1,0 +1,232 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PasskeyStore
+import SessionCore
+import WebAuthnModel
+
+/// Sessions (present with `PASSKEYD_SESSIONS=on`):
+///
+///     GET  /.well-known/jwks.json       public keys of the access tokens (public, cached 5 minutes)
+///     POST /v1/sessions/refresh         {"refreshToken"} or the cookie → a new session answer (public)
+///     POST /v1/sessions/revoke          {"refreshToken"}, the cookie, or Bearer access token → 204 (public)
+///     POST /v1/sessions/introspect      {"token"} → RFC 7662 answer (API key)
+///     POST /v1/handoff                  Bearer access token {"codeChallenge"?}, or API key {"userId", "codeChallenge"?}
+///     POST /v1/handoff/exchange         {"code", "codeVerifier"?, "cookie"?} → a new session (public)
+func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, service: SessionService) {
+    router.get("/.well-known/jwks.json") { request, context in
+        await api.handle(request, context, .sessionJWKS) { _, _ in
+            let bytes = try await service.keys.current().jwks(at: service.now())
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/jwk-set+json", .cacheControl: "public, max-age=\(SessionKeys.jwksMaxAge)"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+    }
+    router.post("/v1/sessions/refresh") { request, context in
+        await api.handle(request, context, .sessionRefresh) { body, _ in
+            let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
+            do {
+                let issued = try await service.refresh(token)
+                return api.sessionResponse(issued, status: .ok, cookie: fromCookie ? service.cookie : nil)
+            } catch let error as SessionError where fromCookie {
+                // A dead cookie is cleared, so the page stops sending it.
+                var response = api.failure(APIError(error))
+                response.headers[.setCookie] = service.cookie.cleared()
+                return response
+            }
+        }
+    }
+    router.post("/v1/sessions/revoke") { request, context in
+        await api.handle(request, context, .sessionRevoke) { body, _ in
+            if let bearer = API.bearer(request), body.isEmpty || (try? api.object(body))?.isEmpty == true {
+                _ = try await service.signOut(accessToken: bearer)
+            } else {
+                let (token, _) = try api.refreshToken(body, request: request, cookie: service.cookie)
+                _ = try await service.signOut(refreshToken: token)
+            }
+            // As RFC 7009: the same answer whether the session was active, so the call reveals nothing.
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = service.cookie.cleared()
+            return response
+        }
+    }
+    router.post("/v1/sessions/introspect") { request, context in
+        await api.handle(request, context, .sessionIntrospect) { body, _ in
+            guard case .string(let token)? = try api.object(body)["token"] else {
+                throw APIError(status: 400, code: "malformed_json", message: "token is required.")
+            }
+            return api.rawJSON(status: .ok, try await api.introspect(token, service: service))
+        }
+    }
+    router.post("/v1/handoff") { request, context in
+        await api.handle(request, context, .handoffCreate) { body, _ in try await api.handoff(body, request: request, service: service) }
+    }
+    router.post("/v1/handoff/exchange") { request, context in
+        await api.handle(request, context, .handoffExchange) { body, _ in
+            let members = try api.object(body)
+            guard case .string(let code)? = members["code"] else {
+                throw APIError(status: 400, code: "malformed_json", message: "code is required.")
+            }
+            var verifier: String?
+            switch members["codeVerifier"] {
+            case nil, .null?: break
+            case .string(let text)?: verifier = text
+            default: throw APIError(status: 400, code: "malformed_json", message: "codeVerifier must be a string.")
+            }
+            var useCookie = false
+            switch members["cookie"] {
+            case nil, .null?: break
+            case .bool(let flag)?: useCookie = flag
+            default: throw APIError(status: 400, code: "malformed_json", message: "cookie must be true or false.")
+            }
+            let issued = try await service.exchange(code: code, verifier: verifier)
+            return api.sessionResponse(issued, status: .ok, cookie: useCookie ? service.cookie : nil)
+        }
+    }
+}
+
+extension Operation {
+    static let sessionJWKS = Operation(name: "session_jwks", access: .public)
+    static let sessionRefresh = Operation(name: "session_refresh", access: .public)
+    static let sessionRevoke = Operation(name: "session_revoke", access: .public)
+    static let sessionIntrospect = Operation(name: "session_introspect", access: .ceremony)
+    static let handoffCreate = Operation(name: "handoff_create", access: .public)
+    static let handoffExchange = Operation(name: "handoff_exchange", access: .public)
+}
+
+extension API {
+    /// The bearer value of the Authorization header.
+    static func bearer(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return String(header.dropFirst("Bearer ".count))
+    }
+
+    /// The refresh token of a refresh or sign-out: `{"refreshToken"}` in the body, else the session cookie.
+    func refreshToken(_ body: [UInt8], request: Request, cookie: SessionCookie) throws -> (token: String, fromCookie: Bool) {
+        let members = body.isEmpty ? [:] : try object(body)
+        switch members["refreshToken"] {
+        case .string(let token)?: return (token, false)
+        case nil, .null?:
+            if let token = Self.cookie(named: cookie.name, in: request.headers) { return (token, true) }
+            throw APIError(status: 400, code: "malformed_json", message: "refreshToken is required (or the session cookie).")
+        default: throw APIError(status: 400, code: "malformed_json", message: "refreshToken must be a string.")
+        }
+    }
+
+    /// The value of a cookie in the request's Cookie headers.
+    static func cookie(named name: String, in headers: HTTPFields) -> String? {
+        for header in headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                if trimmed.hasPrefix(name + "=") { return String(trimmed.dropFirst(name.count + 1)) }
+            }
+        }
+        return nil
+    }
+
+    /// `{"session": {...}}`, the refresh token in a cookie instead of the body when asked.
+    func sessionResponse(_ issued: SessionService.Issued, status: HTTPResponse.Status, cookie: SessionCookie?) -> Response {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("session"); Self.write(issued, to: &writer, includeRefreshToken: cookie == nil)
+        writer.endObject()
+        var response = rawJSON(status: status, writer.bytes)
+        if let cookie { response.headers[.setCookie] = cookie.set(issued.refreshToken, maxAge: issued.refreshExpiresIn) }
+        return response
+    }
+
+    static func write(_ issued: SessionService.Issued, to writer: inout JSONWriter, includeRefreshToken: Bool = true) {
+        writer.beginObject()
+        writer.key("accessToken"); writer.string(issued.accessToken)
+        writer.key("expiresIn"); writer.integer(issued.expiresIn)
+        writer.key("refreshExpiresIn"); writer.integer(issued.refreshExpiresIn)
+        if includeRefreshToken { writer.key("refreshToken"); writer.string(issued.refreshToken) }
+        writer.key("sessionId"); writer.string(Base64URL.encode(issued.sessionID))
+        writer.key("tokenType"); writer.string("Bearer")
+        writer.endObject()
+    }
+
+    /// RFC 7662: `{"active": false}` for anything not active; for an access token whose session is active, its claims.
+    func introspect(_ token: String, service: SessionService) async throws -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        if token.hasPrefix(OpaqueToken.refreshPrefix) {
+            // Refresh tokens are never introspected: they are the client's to present, not a backend's to inspect.
+            writer.key("active"); writer.bool(false)
+        } else if let (claims, session) = try? await service.verify(accessToken: token, requireActiveSession: true), let session {
+            writer.key("active"); writer.bool(true)
+            writer.key("amr"); writer.beginArray(); for value in claims.amr { writer.string(value) }; writer.endArray()
+            writer.key("aud"); writer.beginArray(); for value in claims.audiences { writer.string(value) }; writer.endArray()
+            writer.key("auth_time"); writer.integer(Int(claims.authTime))
+            writer.key("exp"); writer.integer(Int(claims.expiresAt))
+            writer.key("iat"); writer.integer(Int(claims.issuedAt))
+            writer.key("iss"); writer.string(claims.issuer)
+            writer.key("jti"); writer.string(claims.tokenID)
+            writer.key("sid"); writer.string(claims.sessionID)
+            writer.key("sub"); writer.string(Base64URL.encode(session.userHandle))
+            writer.key("token_type"); writer.string("access_token")
+        } else {
+            writer.key("active"); writer.bool(false)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `POST /v1/handoff`: with an API key (or with none configured) for `{"userId"}`, otherwise for the user of the
+    /// bearer access token, whose session must be active.
+    func handoff(_ body: [UInt8], request: Request, service: SessionService) async throws -> Response {
+        let members = body.isEmpty ? [:] : try object(body)
+        var challenge: String?
+        switch members["codeChallenge"] {
+        case nil, .null?: break
+        case .string(let text)?: challenge = text
+        default: throw APIError(status: 400, code: "malformed_json", message: "codeChallenge must be a string.")
+        }
+        switch members["codeChallengeMethod"] {
+        case nil, .null?, .string("S256")?: break
+        default: throw APIError(status: 400, code: "malformed_json", message: "codeChallengeMethod must be S256 (plain is not accepted).")
+        }
+        let result: (code: String, expiresIn: Int)
+        if case .string(let userText)? = members["userId"] {
+            // The backend speaks for the user: its API key is required whenever keys are configured.
+            _ = try authorize(request, .ceremony)
+            let handle = try Self.userHandle(userText)
+            result = try await service.createHandoff(user: handle, sessionID: nil, amr: [], authTime: service.now(), codeChallenge: challenge)
+        } else {
+            guard let bearer = Self.bearer(request) else { throw APIError.unauthorized }
+            let (claims, session) = try await service.verify(accessToken: bearer, requireActiveSession: true)
+            guard let session else { throw SessionError(.sessionRevoked, "no session") }
+            result = try await service.createHandoff(
+                user: session.userHandle, sessionID: session.id, amr: claims.amr, authTime: Date(timeIntervalSince1970: Double(claims.authTime)),
+                codeChallenge: challenge)
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("code"); writer.string(result.code)
+        writer.key("expiresIn"); writer.integer(result.expiresIn)
+        writer.endObject()
+        return rawJSON(status: .created, writer.bytes)
+    }
+}
+
+extension APIError {
+    init(_ error: SessionError) {
+        switch error.code {
+        case .accessTokenMalformed, .accessTokenAlgorithm, .accessTokenKeyUnknown, .accessTokenSignature, .accessTokenIssuer,
+             .accessTokenAudience, .accessTokenExpired, .sessionRevoked:
+            self.init(status: 401, code: error.code.rawValue, message: "The access token is not valid here.")
+        case .refreshTokenMalformed:
+            self.init(status: 400, code: error.code.rawValue, message: "This is not a refresh token.")
+        case .refreshTokenUnknown, .sessionInactive:
+            self.init(status: 401, code: error.code.rawValue, message: "The session has ended; sign in again.")
+        case .refreshTokenReused:
+            self.init(status: 401, code: error.code.rawValue, message: "This refresh token was already used; the session is revoked. Sign in again.")
+        case .handoffCodeMalformed, .handoffCodeUnknown, .handoffCodeExpired:
+            self.init(status: 400, code: error.code.rawValue, message: "The handoff code is unknown, used or expired.")
+        case .handoffVerifierRequired, .handoffVerifierMalformed, .handoffVerifierMismatch:
+            self.init(status: 400, code: error.code.rawValue, message: "The code verifier does not match the handoff code's challenge.")
+        }
+    }
+}

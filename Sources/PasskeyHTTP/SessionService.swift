@@ -1,0 +1,213 @@
+public import COSECrypto
+public import Foundation
+public import Logging
+public import Metrics
+public import PasskeyStore
+public import SessionCore
+import WebAuthnModel
+
+/// Sessions after sign-in (`PASSKEYD_SESSIONS=on`): access tokens signed by passkeyd, rotating refresh tokens with
+/// reuse detection, and one-time handoff codes from a native app to a web view. The pure rules are SessionCore's;
+/// this service adds the store, the keys, the clock and randomness, and the metrics
+///
+///     passkeyd_sessions_total{event="issued"|"refreshed"|"reused"|"revoked"|"handoff_created"|"handoff_exchanged"}
+public struct SessionService: Sendable {
+    public let policy: SessionPolicy
+    public let store: any SessionStore
+    public let keys: SessionKeys
+    /// Also start a session on a passkey registration finish.
+    public var issueOnRegistration = false
+    /// The refresh-token cookie a handoff exchange may set (``SessionCookie``).
+    public var cookie = SessionCookie()
+    let now: @Sendable () -> Date
+    let random: @Sendable (Int) -> [UInt8]
+    let logger: Logger
+    private let counters: [String: Counter]
+
+    public init(
+        policy: SessionPolicy, store: any SessionStore, keys: SessionKeys, logger: Logger,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable (Int) -> [UInt8] = SecureRandom.bytes(count:)
+    ) {
+        self.policy = policy
+        self.store = store
+        self.keys = keys
+        self.logger = logger
+        self.now = now
+        self.random = random
+        counters = Dictionary(uniqueKeysWithValues: ["issued", "refreshed", "reused", "revoked", "handoff_created", "handoff_exchanged"].map {
+            ($0, Counter(label: "passkeyd_sessions_total", dimensions: [("event", $0)], factory: metricsFactory))
+        })
+    }
+
+    /// What a client receives: `{"accessToken", "tokenType", "expiresIn", "refreshToken", "refreshExpiresIn"}`.
+    public struct Issued: Sendable {
+        public let accessToken: String
+        public let expiresIn: Int
+        public let refreshToken: String
+        public let refreshExpiresIn: Int
+        public let sessionID: [UInt8]
+        public let userHandle: [UInt8]
+    }
+
+    func count(_ event: String, by amount: Int = 1) {
+        if amount > 0 { counters[event]?.increment(by: amount) }
+    }
+
+    // MARK: issuing
+
+    /// Starts a session (a new refresh family) for a user who just signed in.
+    public func start(
+        user: [UInt8], origin: SessionOrigin, amr: [String], authTime: Date? = nil, credentialID: [UInt8]? = nil, identityID: [UInt8]? = nil
+    ) async throws -> Issued {
+        let time = now()
+        let (refreshToken, refreshHash) = OpaqueToken.generate(prefix: OpaqueToken.refreshPrefix, random: random)
+        let session = NewSession(
+            id: random(16), userHandle: user, refreshHash: refreshHash, origin: origin, amr: amr, authTime: authTime ?? time, createdAt: time,
+            idleExpiresAt: time + min(policy.refreshIdleLifetime, policy.refreshAbsoluteLifetime), absoluteExpiresAt: time + policy.refreshAbsoluteLifetime,
+            credentialID: credentialID, identityID: identityID)
+        guard try await store.createSession(session) else { throw StoreError(.userUnknown, "the user was deleted before the session started") }
+        count("issued")
+        return try await issue(
+            sessionID: session.id, user: user, amr: amr, authTime: session.authTime, refreshToken: refreshToken,
+            refreshExpiresAt: session.idleExpiresAt, now: time)
+    }
+
+    /// Signs an access token for a session.
+    func issue(
+        sessionID: [UInt8], user: [UInt8], amr: [String], authTime: Date, refreshToken: String, refreshExpiresAt: Date, now time: Date
+    ) async throws -> Issued {
+        guard let key = try await keys.current().signer(at: time) else {
+            throw StoreError(.unavailable, "no session signing key (run passkeyd rotate-session-key or check the key files)")
+        }
+        let issuedAt = Int64(time.timeIntervalSince1970.rounded(.down))
+        let lifetime = Int64(policy.accessTokenLifetime)
+        let claims = AccessTokenClaims(
+            issuer: policy.issuer, audiences: policy.audiences, subject: Base64URL.encode(user), issuedAt: issuedAt, expiresAt: issuedAt + lifetime,
+            tokenID: Base64URL.encode(random(16)), sessionID: Base64URL.encode(sessionID), authTime: Int64(authTime.timeIntervalSince1970.rounded(.down)),
+            amr: amr)
+        return Issued(
+            accessToken: try AccessTokens.issue(claims, key: key), expiresIn: Int(lifetime), refreshToken: refreshToken,
+            refreshExpiresIn: max(0, Int(refreshExpiresAt.timeIntervalSince(time).rounded(.down))), sessionID: sessionID, userHandle: user)
+    }
+
+    // MARK: refresh and sign-out
+
+    /// Rotates a refresh token: a new access token and refresh token, the presented one retired. A retired token
+    /// presented again revokes the whole session (logged as a warning, counted as `reused`).
+    public func refresh(_ presented: String) async throws -> Issued {
+        guard let hash = OpaqueToken.hash(of: presented, prefix: OpaqueToken.refreshPrefix) else {
+            throw SessionError(.refreshTokenMalformed, "not a refresh token")
+        }
+        let time = now()
+        let (replacement, replacementHash) = OpaqueToken.generate(prefix: OpaqueToken.refreshPrefix, random: random)
+        switch try await store.rotateRefreshToken(presented: hash, replacement: replacementHash, now: time, idleLifetime: policy.refreshIdleLifetime) {
+        case .rotated(let session):
+            count("refreshed")
+            return try await issue(
+                sessionID: session.id, user: session.userHandle, amr: session.amr, authTime: session.authTime, refreshToken: replacement,
+                refreshExpiresAt: min(session.idleExpiresAt, session.absoluteExpiresAt), now: time)
+        case .reused(let session):
+            count("reused")
+            logger.warning("refresh token reused: session revoked", metadata: [
+                "session_id": .string(Base64URL.encode(session.id)), "user_id": .string(Base64URL.encode(session.userHandle)),
+                "generation": .stringConvertible(session.generation),
+            ])
+            throw SessionError(.refreshTokenReused, "a retired refresh token was presented; the session is revoked")
+        case .inactive(let session):
+            throw SessionError(.sessionInactive, session.revokedAt != nil ? "revoked (\(session.revokedReason?.rawValue ?? "?"))" : "expired")
+        case .unknown:
+            throw SessionError(.refreshTokenUnknown, "no session has this refresh token")
+        }
+    }
+
+    /// Signs out with a refresh token: revokes its session. `false` when no session has it as its current token.
+    public func signOut(refreshToken presented: String) async throws -> Bool {
+        guard let hash = OpaqueToken.hash(of: presented, prefix: OpaqueToken.refreshPrefix) else {
+            throw SessionError(.refreshTokenMalformed, "not a refresh token")
+        }
+        let revoked = try await store.revokeSession(refreshHash: hash, reason: .signOut, now: now()) != nil
+        if revoked { count("revoked") }
+        return revoked
+    }
+
+    /// Signs out with an access token: revokes its session (the token itself stays valid until its `exp`).
+    public func signOut(accessToken: String) async throws -> Bool {
+        let (claims, _) = try await verify(accessToken: accessToken, requireActiveSession: false)
+        guard let sessionID = Base64URL.decodeStrict(claims.sessionID) else { return false }
+        let revoked = try await store.revokeSession(id: sessionID, ofUser: Base64URL.decodeStrict(claims.subject), reason: .signOut, now: now())
+        if revoked { count("revoked") }
+        return revoked
+    }
+
+    /// Verifies one of passkeyd's access tokens; with `requireActiveSession`, its session must also be active now
+    /// (``SessionError/Code/sessionRevoked`` otherwise). An unknown `kid` rereads the keys once (another instance may
+    /// have rotated).
+    public func verify(accessToken: String, requireActiveSession: Bool) async throws -> (AccessTokenClaims, StoredSession?) {
+        let time = now()
+        let claims: AccessTokenClaims
+        do {
+            claims = try AccessTokens.verify(accessToken, keys: try await keys.current(), policy: policy, now: time)
+        } catch let error as SessionError where error.code == .accessTokenKeyUnknown {
+            claims = try AccessTokens.verify(accessToken, keys: try await keys.current(force: true), policy: policy, now: time)
+        }
+        guard requireActiveSession else { return (claims, nil) }
+        guard let sessionID = Base64URL.decodeStrict(claims.sessionID), let session = try await store.session(id: sessionID),
+              session.userHandle == Base64URL.decodeStrict(claims.subject), session.revokedAt == nil, time < session.absoluteExpiresAt
+        else { throw SessionError(.sessionRevoked, "the token's session is revoked, expired or gone") }
+        return (claims, session)
+    }
+
+    // MARK: handoff
+
+    /// A one-time code for a web view: `(code, expiresIn)`. Stored as a hash; never logged.
+    public func createHandoff(user: [UInt8], sessionID: [UInt8]?, amr: [String], authTime: Date, codeChallenge: String?) async throws -> (code: String, expiresIn: Int) {
+        if let codeChallenge, !PKCE.isChallenge(codeChallenge) {
+            throw SessionError(.handoffVerifierMalformed, "codeChallenge is not an S256 challenge (43 base64url characters)")
+        }
+        let time = now()
+        let (code, hash) = OpaqueToken.generate(prefix: OpaqueToken.handoffPrefix, random: random)
+        let handoff = StoredHandoff(
+            codeHash: hash, userHandle: user, sessionID: sessionID, codeChallenge: codeChallenge, amr: amr, authTime: authTime, createdAt: time,
+            expiresAt: time + policy.handoffLifetime)
+        guard try await store.saveHandoff(handoff) else { throw StoreError(.userUnknown, "no such user") }
+        count("handoff_created")
+        return (code, Int(policy.handoffLifetime))
+    }
+
+    /// Exchanges a handoff code for a new session of its own. The code is used up by this call whatever the outcome.
+    public func exchange(code: String, verifier: String?) async throws -> Issued {
+        guard let hash = OpaqueToken.hash(of: code, prefix: OpaqueToken.handoffPrefix) else {
+            throw SessionError(.handoffCodeMalformed, "not a handoff code")
+        }
+        guard let handoff = try await store.takeHandoff(codeHash: hash) else {
+            throw SessionError(.handoffCodeUnknown, "unknown or already exchanged")
+        }
+        guard now() < handoff.expiresAt else { throw SessionError(.handoffCodeExpired, "exchanged at or after its expiry") }
+        if let challenge = handoff.codeChallenge {
+            guard let verifier else { throw SessionError(.handoffVerifierRequired, "the code is bound to a PKCE challenge") }
+            try PKCE.verify(verifier: verifier, challenge: challenge)
+        }
+        let issued = try await start(user: handoff.userHandle, origin: .handoff, amr: handoff.amr, authTime: handoff.authTime)
+        count("handoff_exchanged")
+        return issued
+    }
+}
+
+/// The refresh-token cookie of web pages that ask for one (`"cookie": true` on a handoff exchange): HttpOnly,
+/// Secure, SameSite=Strict, scoped to `/v1/sessions`, so page scripts never read it and only refresh and sign-out
+/// receive it.
+public struct SessionCookie: Sendable {
+    public var name = "passkeyd_refresh"
+    public var path = "/v1/sessions"
+
+    public init() {}
+
+    func set(_ token: String, maxAge: Int) -> String {
+        "\(name)=\(token); Path=\(path); Max-Age=\(maxAge); HttpOnly; Secure; SameSite=Strict"
+    }
+
+    func cleared() -> String {
+        "\(name)=; Path=\(path); Max-Age=0; HttpOnly; Secure; SameSite=Strict"
+    }
+}
