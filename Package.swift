@@ -119,6 +119,7 @@ let package = Package(
             name: "PasskeyServerSupport",
             dependencies: [
                 "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto", "IdentityCore", "JOSE",
+                "SessionCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -127,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys",
+                "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys", "SessionCore",
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -2,6 +2,8 @@
 //
 //   passkeyd           apply pending migrations (under an advisory lock), then serve
 //   passkeyd migrate   apply pending migrations and exit
+//   passkeyd rotate-session-key
+//                      add a new access-token signing key now (sessions on, database keys) and exit
 //
 // Configuration comes from the environment (see README "Configuration"; parsed and validated by
 // PasskeyServerSupport.Settings). Logs are JSON Lines on stderr.
@@ -23,6 +25,7 @@ import PasskeyStorePostgres
 import Prometheus
 import ProviderKeys
 import ServiceLifecycle
+import SessionCore
 import UnixSignals
 import WebAuthnCore
 
@@ -89,8 +92,32 @@ do {
         http.metricsFactory = NOOPMetricsHandler.instance
     }
 
-    let store = PostgresPasskeyStore(pool: pool, caps: settings.ceremonyCaps)
+    let store = PostgresPasskeyStore(pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true)
     let service = CeremonyService(relyingParty: settings.relyingParty, store: store)
+
+    // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.
+    var sessions: SessionService?
+    if let config = settings.sessions {
+        let source: SessionKeySource = switch config.keys {
+        case .database(let kek, let interval): .database(keyEncryptionKey: kek, rotationInterval: interval)
+        case .files(let keys): .files(keys)
+        }
+        let keys = SessionKeys(source: source, store: store, policy: config.policy, logger: logger)
+        var session = SessionService(policy: config.policy, store: store, keys: keys, logger: logger, metricsFactory: MetricsSystem.factory)
+        session.issueOnRegistration = config.issueOnRegistration
+        session.cookie.name = config.cookieName
+        try await keys.rotateIfDue(force: arguments.first == "rotate-session-key")
+        sessions = session
+    }
+    if arguments.first == "rotate-session-key" {
+        guard let sessions, case .database = settings.sessions?.keys else {
+            FileHandle.standardError.write(Data("passkeyd: rotate-session-key needs PASSKEYD_SESSIONS=on without PASSKEYD_SESSION_KEY_FILES\n".utf8))
+            exit(2)
+        }
+        let ring = try await sessions.keys.current(force: true)
+        print(String(decoding: ring.jwks(at: Date()), as: UTF8.self))
+        exit(0)
+    }
 
     // ID-token providers: their keys from a URL (cached, refetch-limited), a file, or discovery. One HTTP client for
     // all of them, created only when one needs the network; redirects are not followed (a JWKS URL is exact).
@@ -141,6 +168,23 @@ do {
         guard let revokerExchange else { return }
         await TokenRevocationDrain(exchange: revokerExchange, logger: logger, metricsFactory: MetricsSystem.factory)
             .run(every: .seconds(30))
+    }
+    // Sessions: a new signing key when the rotation interval has passed, and ended sessions and keys purged (a day
+    // after they ended, so the admin API still shows recent revocations), every 10 minutes.
+    let sessionKeeper = Task {
+        guard let sessions else { return }
+        while true {
+            do { try await Task.sleep(for: .seconds(600)) } catch { return }
+            do {
+                try await sessions.keys.rotateIfDue()
+                let now = Date()
+                let purged = try await sessions.store.purgeSessions(before: now - 86_400)
+                _ = try await sessions.store.purgeSigningKeys(before: now)
+                if purged > 0 { logger.debug("purged ended sessions", metadata: ["count": .stringConvertible(purged)]) }
+            } catch {
+                logger.warning("session key rotation or purge failed", metadata: ["reason": .string(String(describing: error).prefix(300).description)])
+            }
+        }
     }
     // Purge expired ceremonies in the background; requests never wait for it. Every 60 s, or every 5 s while the
     // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches
@@ -214,9 +258,10 @@ do {
             "metrics": .stringConvertible(settings.metricsEnabled), "pool_size": .stringConvertible(settings.poolSize),
             "fido_conformance": .stringConvertible(settings.fidoConformance),
             "idtoken_providers": .array(settings.identity.providers.map { .string($0.profile.name) }),
+            "sessions": .stringConvertible(sessions != nil),
         ])
     let app = Application(
-        router: buildRouter(service: service, identity: identity, configuration: http), server: settings.serverLimits.server,
+        router: buildRouter(service: service, identity: identity, sessions: sessions, configuration: http), server: settings.serverLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are
@@ -231,7 +276,9 @@ do {
     purger.cancel()
     metadataReloader.cancel()
     revoker.cancel()
+    sessionKeeper.cancel()
     await purger.value
+    await sessionKeeper.value
     await revoker.value
     await metadataReloader.value
     await pool.shutdown()

@@ -127,8 +127,8 @@ public struct IdentitySettings: Sendable {
                     warnings.append("\(prefix + suffix): ignored without the code exchange (\(prefix)TEAM_ID, _KEY_ID, _PRIVATE_KEY_FILE)")
                 }
             }
-            if reader.value(keyEncryptionKeyVariable) != nil {
-                warnings.append("\(keyEncryptionKeyVariable): ignored: nothing is sealed without the Apple code exchange")
+            if reader.value(keyEncryptionKeyVariable) != nil, (try? reader.boolean("PASSKEYD_SESSIONS", default: false)) != true {
+                warnings.append("\(keyEncryptionKeyVariable): ignored: nothing is sealed without the Apple code exchange or sessions")
             }
             return nil
         }
@@ -162,18 +162,9 @@ public struct IdentitySettings: Sendable {
             }
             urls.append(url)
         }
-        guard let kekFile = reader.value(keyEncryptionKeyVariable) else {
-            throw ConfigurationError(keyEncryptionKeyVariable, "required with the Apple code exchange: 32 random bytes, base64 (openssl rand -base64 32)")
-        }
-        guard let kekData = FileManager.default.contents(atPath: kekFile) else {
-            throw ConfigurationError(keyEncryptionKeyVariable, "cannot read \(kekFile)")
-        }
-        let text = String(decoding: kekData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let kek = Data(base64Encoded: text), kek.count == 32 else {
-            throw ConfigurationError(keyEncryptionKeyVariable, "\(kekFile) must hold exactly 32 bytes in base64")
-        }
+        let kek = try reader.keyEncryptionKey(purpose: "the Apple code exchange")
         return AppleCodeExchangeSettings(
-            teamID: team, keyID: keyID, privateKey: privateKey, tokenURL: urls[0], revokeURL: urls[1], keyEncryptionKey: Array(kek))
+            teamID: team, keyID: keyID, privateKey: privateKey, tokenURL: urls[0], revokeURL: urls[1], keyEncryptionKey: kek)
     }
 
     static func variablePart(_ name: String) -> String { name.uppercased().replacingOccurrences(of: "-", with: "_") }

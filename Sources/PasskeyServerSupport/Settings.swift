@@ -79,6 +79,8 @@ public struct Settings: Sendable {
     public var ceremonyCaps: CeremonyCaps
     /// ID-token sign-in providers (`PASSKEYD_IDTOKEN_*`; IdentitySettings.swift).
     public var identity: IdentitySettings
+    /// Sessions after sign-in (`PASSKEYD_SESSION*`; SessionSettings.swift); nil when off.
+    public var sessions: SessionSettings?
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -305,6 +307,7 @@ public struct Settings: Sendable {
         ceremonyCaps = CeremonyCaps(perSubject: perUser == 0 ? nil : perUser, total: total == 0 ? nil : total)
 
         identity = try IdentitySettings(reader, warnings: &warnings)
+        sessions = try SessionSettings.load(reader, rpID: rpID, warnings: &warnings)
 
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {

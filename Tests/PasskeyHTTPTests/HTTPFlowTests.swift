@@ -92,22 +92,27 @@ enum Flow {
         try await beginRegistration(client, user: .init(name: name, displayName: name.capitalized))
     }
 
+    /// The Authorization header of an API key, if any.
+    static func headers(_ apiKey: String?) -> HTTPFields { apiKey.map { [.authorization: "Bearer \($0)"] } ?? [:] }
+
     /// Begins adding a passkey to the existing user with this user handle.
     static func beginRegistration(_ client: some TestClientProtocol, userHandle: [UInt8]) async throws -> CreationOptionsJSON {
         try await beginRegistration(client, user: .init(id: Base64URL.encode(userHandle)))
     }
 
-    static func beginRegistration(_ client: some TestClientProtocol, user: BeginRegistration.User) async throws -> CreationOptionsJSON {
-        let reply = try await client.post("/v1/registration/begin", json: BeginRegistration(user: user))
+    static func beginRegistration(
+        _ client: some TestClientProtocol, user: BeginRegistration.User, apiKey: String? = nil
+    ) async throws -> CreationOptionsJSON {
+        let reply = try await client.post("/v1/registration/begin", json: BeginRegistration(user: user), headers: headers(apiKey))
         #expect(reply.status == 200, "\(reply.status) \(reply.errorCode ?? "-")")
         return try JSONDecoder().decode(PublicKeyWrapper<CreationOptionsJSON>.self, from: Data(reply.body)).publicKey
     }
 
     /// Signs up a new user `name` with one passkey.
     static func register(
-        _ client: some TestClientProtocol, name: String, configure: (inout RegistrationKnobs) -> Void = { _ in }
+        _ client: some TestClientProtocol, name: String, apiKey: String? = nil, configure: (inout RegistrationKnobs) -> Void = { _ in }
     ) async throws -> (reply: Reply, credential: SoftCredential) {
-        try await register(client, user: .init(name: name, displayName: name.capitalized), configure: configure)
+        try await register(client, user: .init(name: name, displayName: name.capitalized), apiKey: apiKey, configure: configure)
     }
 
     /// Adds a passkey to the existing user with this handle.
@@ -118,26 +123,28 @@ enum Flow {
     }
 
     static func register(
-        _ client: some TestClientProtocol, user: BeginRegistration.User, configure: (inout RegistrationKnobs) -> Void
+        _ client: some TestClientProtocol, user: BeginRegistration.User, apiKey: String? = nil, configure: (inout RegistrationKnobs) -> Void
     ) async throws -> (reply: Reply, credential: SoftCredential) {
-        let options = try await beginRegistration(client, user: user)
+        let options = try await beginRegistration(client, user: user, apiKey: apiKey)
         var knobs = RegistrationKnobs(origin: Harness.origin)
         configure(&knobs)
         let (response, credential) = try SoftAuthenticator.register(options: options, knobs: knobs)
-        let reply = try await client.post("/v1/registration/finish", json: FinishRegistration(credential: response, nickname: "phone"))
+        let reply = try await client.post(
+            "/v1/registration/finish", json: FinishRegistration(credential: response, nickname: "phone"), headers: headers(apiKey))
         return (reply, credential)
     }
 
-    static func beginAuthentication(_ client: some TestClientProtocol, name: String?) async throws -> RequestOptionsJSON {
-        let reply = try await client.post("/v1/authentication/begin", json: BeginAuthentication(user: name.map { .init(name: $0) }))
+    static func beginAuthentication(_ client: some TestClientProtocol, name: String?, apiKey: String? = nil) async throws -> RequestOptionsJSON {
+        let reply = try await client.post(
+            "/v1/authentication/begin", json: BeginAuthentication(user: name.map { .init(name: $0) }), headers: headers(apiKey))
         #expect(reply.status == 200)
         return try JSONDecoder().decode(PublicKeyWrapper<RequestOptionsJSON>.self, from: Data(reply.body)).publicKey
     }
 
     static func assertion(
-        _ client: some TestClientProtocol, name: String?, credential: inout SoftCredential
+        _ client: some TestClientProtocol, name: String?, credential: inout SoftCredential, apiKey: String? = nil
     ) async throws -> FinishAuthentication {
-        let options = try await beginAuthentication(client, name: name)
+        let options = try await beginAuthentication(client, name: name, apiKey: apiKey)
         return FinishAuthentication(
             credential: try SoftAuthenticator.authenticate(options: options, credential: &credential, knobs: AssertionKnobs(origin: Harness.origin)))
     }
