@@ -55,6 +55,7 @@ extension InMemoryPasskeyStore: IdentityStore {
         guard let identity = identityRecords[id], identity.userHandle == handle else { return false }
         identityRecords[id] = nil
         queueRevocations(ofIdentities: [id])
+        revokeSessions(startedBy: .identity(id))
         record(.identityUnlinked, audit, user: handle, credential: nil, identity: id)
         return true
     }

@@ -14,15 +14,24 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     var providerTokens: [[UInt8]: SealedProviderToken] = [:]
     var tokenRevocations: [Int64: QueuedRevocation] = [:]
     var nextRevocationID: Int64 = 0
+    /// Sessions, retired refresh tokens (hash → session id), handoff codes and signing keys
+    /// (InMemoryPasskeyStore+Sessions.swift).
+    var sessionRecords: [[UInt8]: SessionRecord] = [:]
+    var retiredRefreshTokens: [[UInt8]: [UInt8]] = [:]
+    var handoffRecords: [[UInt8]: StoredHandoff] = [:]
+    var signingKeyRecords: [String: StoredSigningKey] = [:]
+    let revokeSessionsOnDelete: Bool
     let now: @Sendable () -> Date
     private let caps: CeremonyCaps
 
     /// - Parameters:
     ///   - caps: bounds on pending ceremonies.
-    ///   - now: the clock (expiry, timestamps).
-    public init(caps: CeremonyCaps = .none, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///   - revokeSessionsOnDelete: deleting a credential or unlinking an identity revokes the sessions it started.
+    ///   - now: the clock (expiry, timestamps; the revocations of deletions).
+    public init(caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, now: @escaping @Sendable () -> Date = { Date() }) {
         self.now = now
         self.caps = caps
+        self.revokeSessionsOnDelete = revokeSessionsOnDelete
     }
 
     public func user(named name: String) -> StoredUser? { users.values.first { $0.name == name } }
@@ -137,6 +146,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
 
     public func deleteCredential(id: [UInt8], audit: AuditContext) -> Bool {
         guard let removed = credentials.removeValue(forKey: id) else { return false }
+        revokeSessions(startedBy: .credential(id))
         record(.credentialDeleted, audit, user: removed.record.userHandle, credential: id)
         return true
     }
@@ -153,6 +163,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         }
         queueRevocations(ofIdentities: identities.map(\.id))
         identityRecords = identityRecords.filter { $0.value.userHandle != handle }
+        removeSessionsAndHandoffs(ofUser: handle)
         record(.userDeleted, audit, user: handle, credential: nil)
         return true
     }

@@ -186,8 +186,11 @@ extension PostgresPasskeyStore: IdentityStore {
         }
     }
 
+    /// The identity (its kept provider token queued by the table's trigger), its audit event and (when configured) the
+    /// revocation of the sessions it started, in one statement.
     public func unlinkIdentity(id: [UInt8], ofUser handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
-        try await run { connection in
+        let revoking = revokingSessions(startedBy: .identity, in: "SELECT id FROM deleted")
+        return try await run { connection in
             var bindings = PGBindings.audited(id, audit)
             bindings.append(handle)
             let result = try connection.execute(PGQuery(
@@ -196,7 +199,7 @@ extension PostgresPasskeyStore: IdentityStore {
                         DELETE FROM identities i USING users u
                          WHERE i.id = $1 AND u.id = i.user_id AND u.user_handle = $5
                         RETURNING i.id, u.user_handle
-                    ), audit AS (
+                    ), \(revoking) audit AS (
                         INSERT INTO audit_events (event, request_id, actor, user_handle, identity_id, client_address)
                         SELECT 'identity.unlinked', $2, $3, d.user_handle, d.id, $4 FROM deleted d
                     )

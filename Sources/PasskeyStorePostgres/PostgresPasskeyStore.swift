@@ -11,6 +11,8 @@ import Synchronization
 public final class PostgresPasskeyStore: PasskeyStore {
     let pool: PGPool
     let caps: CeremonyCaps
+    /// Whether deleting a credential or unlinking an identity revokes the sessions it started (``SessionStore``).
+    let revokeSessionsOnDelete: Bool
     /// The ceremony table's row count as of the last ``refreshCeremonyCount()`` (capped at the precise threshold).
     private let approximateCeremonies = Atomic<Int>(0)
 
@@ -21,9 +23,12 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ///     moment the last ``refreshCeremonyCount()`` plus the ceremonies this instance saved since reach 80% of
     ///     the anonymous cap; below, begins do not count the table. (Other instances' saves since the last refresh
     ///     are not seen: with N instances the table can pass the cap by what N - 1 of them save in 5 s.)
-    public init(pool: PGPool, caps: CeremonyCaps = .none) {
+    ///   - revokeSessionsOnDelete: deleting a credential or unlinking an identity revokes the sessions it started, in
+    ///     the same statement.
+    public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true) {
         self.pool = pool
         self.caps = caps
+        self.revokeSessionsOnDelete = revokeSessionsOnDelete
     }
 
     /// Where the save statement starts counting the whole table: 80 % of the anonymous cap.
@@ -413,17 +418,9 @@ public final class PostgresPasskeyStore: PasskeyStore {
             credential: credential, user: user)
     }
 
-    /// Deletes expired ceremonies in batches of 10,000 (short transactions, each on the expiry index) until fewer
-    /// than a batch remain.
+    /// Deletes expired ceremonies in batches (``deleteInBatches(_:_:)``).
     public func purgeExpiredCeremonies() async throws(StoreError) -> Int {
-        var total = 0
-        while true {
-            let deleted = try await run { connection in
-                try connection.executePrepared(Self.purgeBatch, [Int64(Self.purgeBatchSize)]).affectedRows ?? 0
-            }
-            total += deleted
-            guard deleted >= Self.purgeBatchSize else { return total }
-        }
+        try await deleteInBatches(Self.purgeBatch)
     }
 
     static let purgeBatchSize = 10_000
@@ -431,6 +428,19 @@ public final class PostgresPasskeyStore: PasskeyStore {
         name: "passkeyd_purge_batch",
         sql: "DELETE FROM ceremonies WHERE challenge IN (SELECT challenge FROM ceremonies WHERE expires_at <= now() LIMIT $1)",
         parameterTypes: [.int8])
+
+    /// Runs `statement`, a DELETE of at most its last parameter's rows (`bindings` are the ones before it), with
+    /// batches of 10,000 (short transactions, each on an index) until fewer than a batch remain; how many in all.
+    func deleteInBatches(_ statement: PGPreparedStatement, _ bindings: PGBindings = []) async throws(StoreError) -> Int {
+        var batch = bindings
+        batch.append(Int64(Self.purgeBatchSize))
+        var total = 0
+        while true {
+            let deleted = try await run { [batch] connection in try connection.executePrepared(statement, batch).affectedRows ?? 0 }
+            total += deleted
+            guard deleted >= Self.purgeBatchSize else { return total }
+        }
+    }
 
     // MARK: writes
 
@@ -591,12 +601,15 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
+    /// The credential, its audit event and (when configured) the revocation of the sessions it started, in one
+    /// statement.
     public func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
-        try await run { connection in
+        let revoking = revokingSessions(startedBy: .credential, in: "SELECT id FROM deleted")
+        return try await run { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
                     WITH deleted AS (DELETE FROM credentials WHERE id = $1 RETURNING id, user_id),
-                    audit AS (
+                    \(revoking) audit AS (
                         INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
                         SELECT 'credential.deleted', $2, $3, u.user_handle, d.id, $4 FROM deleted d JOIN users u ON u.id = d.user_id
                     )
@@ -611,8 +624,9 @@ public final class PostgresPasskeyStore: PasskeyStore {
         _ = try await run { connection in _ = try connection.execute("SELECT 1") }
     }
 
-    /// The user, their credentials and identities (cascade) and one audit event for each, in one statement (every
-    /// part reads the same snapshot, so the events name exactly what the cascade deletes).
+    /// The user, their credentials, identities, sessions and handoff codes (cascade) and one audit event for each
+    /// credential and identity, in one statement (every part reads the same snapshot, so the events name exactly what
+    /// the cascade deletes).
     public func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
         try await run { connection in
             let result = try connection.execute(PGQuery(

@@ -12,15 +12,19 @@ import WebAuthnTestSupport
 /// ceremonies whose expiry is already in the past instead).
 struct StoreUnderTest: CustomTestStringConvertible, Sendable {
     let name: String
-    let make: @Sendable () async throws -> any PasskeyStore
+    /// A fresh store; the argument is the stores' `revokeSessionsOnDelete`.
+    let makeConfigured: @Sendable (_ revokeSessionsOnDelete: Bool) async throws -> any PasskeyStore
     var testDescription: String { name }
+
+    /// A fresh store as configured by default.
+    func make() async throws -> any PasskeyStore { try await makeConfigured(true) }
 
     /// The stores the suite runs against: in memory always, PostgreSQL when `PASSKEYD_TEST_DATABASE_URL` is set
     /// (the README's test command always sets it).
     static let all: [StoreUnderTest] = {
-        var stores = [StoreUnderTest(name: "in-memory") { InMemoryPasskeyStore() }]
-        if let url = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"] {
-            stores.append(StoreUnderTest(name: "postgres") { try await PostgresSchema.freshStore(url: url) })
+        var stores = [StoreUnderTest(name: "in-memory") { InMemoryPasskeyStore(revokeSessionsOnDelete: $0) }]
+        if let url = PostgresSchema.databaseURL {
+            stores.append(StoreUnderTest(name: "postgres") { try await PostgresSchema.freshStore(url: url, revokeSessionsOnDelete: $0) })
         }
         return stores
     }()
@@ -32,15 +36,22 @@ enum PostgresSchema {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Migrations")
 
-    static func freshStore(url: String) async throws -> any PasskeyStore {
+    static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
+
+    static func freshStore(url: String, revokeSessionsOnDelete: Bool = true) async throws -> any PasskeyStore {
+        let pool = PGPool(url: try freshSchema(url: url), size: 4, threadPool: .singleton)
+        _ = try await Migrator(directory: migrations).migrate(using: pool)
+        return PostgresPasskeyStore(pool: pool, revokeSessionsOnDelete: revokeSessionsOnDelete)
+    }
+
+    /// Creates an empty schema; a URL of `url` whose connections use it.
+    static func freshSchema(url: String) throws -> String {
         let schema = "t_" + (0..<8).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
         let admin = try PGConnection.connect(url: url)
         try admin.simpleQuery("CREATE SCHEMA \(schema)")
         try admin.close()
         let separator = url.contains("?") ? "&" : "?"
-        let pool = PGPool(url: url + separator + "options=-csearch_path%3D\(schema)", size: 4, threadPool: .singleton)
-        _ = try await Migrator(directory: migrations).migrate(using: pool)
-        return PostgresPasskeyStore(pool: pool)
+        return url + separator + "options=-csearch_path%3D\(schema)"
     }
 }
 
