@@ -88,7 +88,7 @@ struct IDTokenFinishJSON: Encodable {
     let session: SessionJSON?
 }
 
-/// A session answer through Codable (the ID-token finish); the same members as ``API/write(_:to:includeRefreshToken:)``.
+/// A session in a sign-in answer: `{"accessToken", "tokenType", "expiresIn", "refreshToken", "refreshExpiresIn", "sessionId"}`.
 struct SessionJSON: Encodable {
     let accessToken: String
     let tokenType = "Bearer"

@@ -184,7 +184,7 @@ extension RegistrationResult {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("credential"); credential.write(to: &writer)
-        if let session { writer.key("session"); API.write(session, to: &writer) }
+        if let session { writer.key("session"); session.write(to: &writer) }
         writer.key("user"); user.write(to: &writer)
         writer.endObject()
         return writer.bytes
@@ -196,11 +196,25 @@ extension AuthenticationResult {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("credential"); credential.write(to: &writer)
-        if let session { writer.key("session"); API.write(session, to: &writer) }
+        if let session { writer.key("session"); session.write(to: &writer) }
         writer.key("signCountStatus"); writer.string(signCountStatus)
         if let user { writer.key("user"); user.write(to: &writer) }
         writer.key("userVerified"); writer.bool(userVerified)
         writer.endObject()
         return writer.bytes
+    }
+}
+
+extension SessionJSON {
+    /// Members in JSONEncoder's sorted order; the refresh token left out when it travels in a cookie.
+    func write(to writer: inout JSONWriter, includeRefreshToken: Bool = true) {
+        writer.beginObject()
+        writer.key("accessToken"); writer.string(accessToken)
+        writer.key("expiresIn"); writer.integer(expiresIn)
+        writer.key("refreshExpiresIn"); writer.integer(refreshExpiresIn)
+        if includeRefreshToken { writer.key("refreshToken"); writer.string(refreshToken) }
+        writer.key("sessionId"); writer.string(sessionId)
+        writer.key("tokenType"); writer.string(tokenType)
+        writer.endObject()
     }
 }

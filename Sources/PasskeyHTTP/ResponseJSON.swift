@@ -134,16 +134,16 @@ struct CredentialJSON: Encodable {
     }
 }
 
-struct RegistrationResult {
+struct RegistrationResult: Encodable {
     let user: UserJSON
     let credential: CredentialJSON
-    var session: SessionService.Issued? = nil
+    var session: SessionJSON? = nil
 }
 
-struct AuthenticationResult {
+struct AuthenticationResult: Encodable {
     let user: UserJSON?
     let credential: CredentialJSON
     let userVerified: Bool
     let signCountStatus: String
-    var session: SessionService.Issued? = nil
+    var session: SessionJSON? = nil
 }

@@ -373,7 +373,7 @@ struct API: Sendable {
                 amr: SignInMethod.passkey(userVerified: credential.record.uvInitialized, backupEligible: credential.record.backupEligible).amr,
                 credentialID: credential.record.id)
         }
-        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified), session: session)
+        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified), session: session.map(SessionJSON.init))
         return rawJSON(status: .created, result.jsonBytes)
     }
 
@@ -428,7 +428,7 @@ struct API: Sendable {
         }
         let result = AuthenticationResult(
             user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil),
-            userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue, session: session)
+            userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue, session: session.map(SessionJSON.init))
         return rawJSON(status: .ok, result.jsonBytes)
     }
 }

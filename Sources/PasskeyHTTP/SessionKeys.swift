@@ -77,6 +77,15 @@ public actor SessionKeys {
         return ring
     }
 
+    /// The key that signs at `now`. With database keys and none stored yet (a fresh database), the first one is
+    /// made here, so sessions work from the first sign-in.
+    public func signer() async throws -> SessionSigningKey? {
+        let time = now()
+        if let key = try await current().signer(at: time) { return key }
+        try await rotateIfDue()
+        return try await current().signer(at: time)
+    }
+
     /// Adds a key when none exists or the newest is older than the rotation interval (`force`: now, by command).
     /// The new key signs at once when there was none, otherwise after ``publishAhead``; the previous ones retire then
     /// and leave the JWKS an access-token lifetime (plus a minute) later. Another instance rotating at the same time

@@ -130,22 +130,11 @@ extension API {
     func sessionResponse(_ issued: SessionService.Issued, status: HTTPResponse.Status, cookie: SessionCookie?) -> Response {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.key("session"); Self.write(issued, to: &writer, includeRefreshToken: cookie == nil)
+        writer.key("session"); SessionJSON(issued).write(to: &writer, includeRefreshToken: cookie == nil)
         writer.endObject()
         var response = rawJSON(status: status, writer.bytes)
         if let cookie { response.headers[.setCookie] = cookie.set(issued.refreshToken, maxAge: issued.refreshExpiresIn) }
         return response
-    }
-
-    static func write(_ issued: SessionService.Issued, to writer: inout JSONWriter, includeRefreshToken: Bool = true) {
-        writer.beginObject()
-        writer.key("accessToken"); writer.string(issued.accessToken)
-        writer.key("expiresIn"); writer.integer(issued.expiresIn)
-        writer.key("refreshExpiresIn"); writer.integer(issued.refreshExpiresIn)
-        if includeRefreshToken { writer.key("refreshToken"); writer.string(issued.refreshToken) }
-        writer.key("sessionId"); writer.string(Base64URL.encode(issued.sessionID))
-        writer.key("tokenType"); writer.string("Bearer")
-        writer.endObject()
     }
 
     /// RFC 7662: `{"active": false}` for anything not active; for an access token whose session is active, its claims.

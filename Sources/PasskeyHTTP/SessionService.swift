@@ -77,7 +77,7 @@ public struct SessionService: Sendable {
     func issue(
         sessionID: [UInt8], user: [UInt8], amr: [String], authTime: Date, refreshToken: String, refreshExpiresAt: Date, now time: Date
     ) async throws -> Issued {
-        guard let key = try await keys.current().signer(at: time) else {
+        guard let key = try await keys.signer() else {
             throw StoreError(.unavailable, "no session signing key (run passkeyd rotate-session-key or check the key files)")
         }
         let issuedAt = Int64(time.timeIntervalSince1970.rounded(.down))
