@@ -22,8 +22,8 @@ cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl jq)
-# Only for the test command: the browser tests (e2e/browser_test.py).
-browser_test_packages=(chromium chromium-driver python3-selenium python3-pytest)
+# Only for the test command: the browser tests (e2e/browser_test.py) and the independent JWT verifier (e2e/verify_jwt.py).
+browser_test_packages=(chromium chromium-driver python3-selenium python3-pytest python3-jwt python3-cryptography)
 
 install_missing() {  # install_missing [EXTRA_PACKAGE…]: debian_packages and these, where missing
     local missing=()
@@ -66,6 +66,7 @@ test)
     release_bin="$(swift build -c release --show-bin-path)"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/idtoken-smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/session-smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
     scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters

@@ -315,10 +315,11 @@ public struct Settings: Sendable {
         }
 
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
-            guard !Self.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix), !name.hasPrefix("PASSKEYD_IDTOKEN_"),
+            guard !Self.variables.contains(name), !SessionSettings.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
+                !name.hasPrefix("PASSKEYD_IDTOKEN_"),
                 !Self.foreignPrefixes.contains(where: { name.hasPrefix($0) })
             else { continue }
-            let near = Self.variables.first { $0.hasPrefix(name) || name.hasPrefix($0) }
+            let near = (Self.variables + SessionSettings.variables).first { $0.hasPrefix(name) || name.hasPrefix($0) }
             warnings.append("\(name): unknown variable, ignored" + (near.map { " (did you mean \($0)?)" } ?? ""))
         }
         self.warnings = warnings
