@@ -345,3 +345,88 @@ def test_the_session_is_http_only_and_bound_to_the_origin(driver):
     assert delete(BASE) == 204
     assert stored_user(NAME)[1] == []
     remove_authenticator(driver, genuine)
+
+
+# ---- sessions: a native app hands the signed-in person to a web view ----
+
+BASE_SESSIONS = os.environ.get("PASSKEYD_E2E_URL_SESSIONS")
+SOFTKEY = os.environ.get("PASSKEYD_E2E_SOFTKEY")
+
+
+def post_json(base, path, body, headers=None):
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            raw = response.read()
+            return response.status, (json.loads(raw) if raw else None)
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        return error.code, (json.loads(raw) if raw else None)
+
+
+def softkey(command, key_file, stdin, origin):
+    import subprocess
+    done = subprocess.run([SOFTKEY, command, "--key", key_file, "--origin", origin], input=json.dumps(stdin).encode(),
+                          capture_output=True, check=True, timeout=30)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.skipif(not (BASE_SESSIONS and SOFTKEY), reason="PASSKEYD_E2E_URL_SESSIONS / PASSKEYD_E2E_SOFTKEY not set")
+def test_native_app_hands_off_to_a_web_view(driver, tmp_path):
+    # The native app's side (a software passkey, no browser): sign up, sign in, ask for a handoff code bound to the
+    # web page's PKCE challenge.
+    origin = BASE_SESSIONS
+    key_file = str(tmp_path / "native.json")
+    name = "e2e-native-" + uuid.uuid4().hex[:8]
+    status, begun = post_json(origin, "/v1/registration/begin", {"user": {"name": name}})
+    assert status == 200
+    status, _ = post_json(origin, "/v1/registration/finish", softkey("register", key_file, begun, origin))
+    assert status == 201
+    status, begun = post_json(origin, "/v1/authentication/begin", {})
+    status, signed_in = post_json(origin, "/v1/authentication/finish", softkey("sign", key_file, begun, origin))
+    assert status == 200 and signed_in["session"]["tokenType"] == "Bearer"
+    native_access = signed_in["session"]["accessToken"]
+
+    # The web page (real Chromium, same origin as passkeyd behind the app's domain) makes the PKCE pair.
+    driver.get(origin + "/demo")
+    verifier, challenge = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const bytes = crypto.getRandomValues(new Uint8Array(32));
+        const b64 = (b) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+        const verifier = b64(bytes);
+        crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)).then((hash) => done([verifier, b64(hash)]));
+    """)
+    status, handoff = post_json(origin, "/v1/handoff", {"codeChallenge": challenge, "codeChallengeMethod": "S256"},
+                                {"Authorization": "Bearer " + native_access})
+    assert status == 201 and handoff["code"].startswith("pkd_hc_") and handoff["expiresIn"] <= 60
+
+    # The page exchanges the code (e.g. from the URL fragment the app opened) and asks for the cookie; it is then
+    # signed in: a refresh with the HttpOnly cookie alone works. A second exchange of the same code is refused.
+    exchange = """
+        const [code, verifier, done] = arguments;
+        fetch("/v1/handoff/exchange", {method: "POST", headers: {"Content-Type": "application/json"},
+              body: JSON.stringify({code, codeVerifier: verifier, cookie: true})})
+          .then(async (r) => done({status: r.status, body: await r.json()}), (e) => done({error: String(e)}));
+    """
+    first = driver.execute_async_script(exchange, handoff["code"], verifier)
+    assert first["status"] == 200, first
+    web = first["body"]["session"]
+    assert "refreshToken" not in web and web["accessToken"] and web["sessionId"] != signed_in["session"]["sessionId"]
+    assert driver.execute_script("return document.cookie") == ""  # HttpOnly
+    # The cookie is scoped to /v1/sessions, so WebDriver's view of this page (/demo) does not list it: ask DevTools.
+    cookies = driver.execute_cdp_cmd("Network.getCookies", {"urls": [origin + "/v1/sessions/refresh"]})["cookies"]
+    cookie = next(c for c in cookies if c["name"] == "passkeyd_refresh")
+    assert cookie["httpOnly"] and cookie["secure"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/v1/sessions"
+    assert driver.get_cookie("passkeyd_refresh") is None  # not sent to, nor visible from, other paths
+    refreshed = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch("/v1/sessions/refresh", {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"})
+          .then(async (r) => done({status: r.status, body: await r.json()}), (e) => done({error: String(e)}));
+    """)
+    assert refreshed["status"] == 200 and refreshed["body"]["session"]["sessionId"] == web["sessionId"], refreshed
+    status, introspected = post_json(origin, "/v1/sessions/introspect", {"token": refreshed["body"]["session"]["accessToken"]})
+    assert status == 200 and introspected["active"] is True and introspected["sub"] == signed_in["user"]["id"]
+
+    second = driver.execute_async_script(exchange, handoff["code"], verifier)
+    assert second["status"] == 400 and second["body"]["error"]["code"] == "handoff_code_unknown", second

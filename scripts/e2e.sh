@@ -7,8 +7,8 @@
 #
 # Starts two passkeyd on free loopback ports with PASSKEYD_DEMO=on, PASSKEYD_RP_ID=localhost and
 # PASSKEYD_ORIGINS=http://localhost:<port>, on the same database: one with the default policy (user verification
-# required), one with PASSKEYD_USER_VERIFICATION=preferred-unsafe for the U2F authenticator. Runs the tests, stops
-# both. Screenshots go to ${PASSKEYD_E2E_ARTIFACTS:-var/artifacts}.
+# required), one with PASSKEYD_USER_VERIFICATION=preferred-unsafe for the U2F authenticator, one with sessions on
+# (the native-to-web-view handoff; the native side is passkeyd-softkey from BIN_DIR). Runs the tests, stops them. Screenshots go to ${PASSKEYD_E2E_ARTIFACTS:-var/artifacts}.
 set -euo pipefail
 bin="$(cd "${1:?usage: scripts/e2e.sh BIN_DIR}" && pwd)"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,10 +47,14 @@ start default
 port=$started_port
 start u2f PASSKEYD_USER_VERIFICATION=preferred-unsafe
 port_u2f=$started_port
+openssl rand -base64 32 >"$work/kek"
+start sessions PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
+port_sessions=$started_port
 
 mkdir -p "${PASSKEYD_E2E_ARTIFACTS:-$repo/var/artifacts}"
 status=0
 PASSKEYD_E2E_URL="http://localhost:$port" PASSKEYD_E2E_URL_U2F="http://localhost:$port_u2f" \
+    PASSKEYD_E2E_URL_SESSIONS="http://localhost:$port_sessions" PASSKEYD_E2E_SOFTKEY="$bin/passkeyd-softkey" \
     PYTHONDONTWRITEBYTECODE=1 PASSKEYD_E2E_ADMIN_KEY="$admin_key" PASSKEYD_E2E_ARTIFACTS="${PASSKEYD_E2E_ARTIFACTS:-$repo/var/artifacts}" \
     "$python" -m pytest -p no:cacheprovider -v "$repo/e2e/browser_test.py" || status=$?
 if ((status != 0)); then
