@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import PasskeyHTTP
 import Synchronization
+import WebAuthnModel
 
 /// Writes one JSON object per line (JSON Lines), by default to stderr:
 ///
