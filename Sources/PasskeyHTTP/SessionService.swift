@@ -66,7 +66,7 @@ public struct SessionService: Sendable {
             id: random(16), userHandle: user, refreshHash: refreshHash, origin: origin, amr: amr, authTime: authTime ?? time, createdAt: time,
             idleExpiresAt: time + min(policy.refreshIdleLifetime, policy.refreshAbsoluteLifetime), absoluteExpiresAt: time + policy.refreshAbsoluteLifetime,
             credentialID: credentialID, identityID: identityID)
-        guard try await store.createSession(session) else { throw StoreError(.userUnknown, "the user was deleted before the session started") }
+        guard try await store.createSession(session) else { throw StoreError(.userUnknown, "the user, or the passkey or identity used, was deleted before the session started") }
         count("issued")
         return try await issue(
             sessionID: session.id, user: user, amr: amr, authTime: session.authTime, refreshToken: refreshToken,

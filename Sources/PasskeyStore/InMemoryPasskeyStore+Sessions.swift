@@ -29,6 +29,9 @@ extension StoredSession {
 extension InMemoryPasskeyStore: SessionStore {
     public func createSession(_ new: NewSession) throws(StoreError) -> Bool {
         guard user(handle: new.userHandle) != nil else { return false }
+        // What started it must still exist (deleted mid-sign-in: no session), as the PostgreSQL store checks.
+        if let credentialID = new.credentialID, credential(id: credentialID) == nil { return false }
+        if let identityID = new.identityID, identityRecords[identityID] == nil { return false }
         // The PostgreSQL store's unique constraints refuse these as a failure, not as `false`.
         guard sessionRecords[new.id] == nil, sessionID(refreshHash: new.refreshHash) == nil else {
             throw StoreError(.unavailable, "session id or refresh token hash taken")

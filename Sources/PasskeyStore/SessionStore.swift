@@ -189,7 +189,9 @@ public struct StoredSigningKey: Sendable, Hashable {
 /// Deleting a credential or unlinking an identity revokes the sessions it started when the store is configured to
 /// (on by default), in the same atomic step as the deletion.
 public protocol SessionStore: Sendable {
-    /// Creates a session. `false` when the user no longer exists (nothing is created).
+    /// Creates a session. `false` when the user, or the credential or identity that started it, no longer exists
+    /// (deleted during the sign-in; nothing is created). A deletion that runs at the same time waits for this step and
+    /// then revokes the session.
     func createSession(_ session: NewSession) async throws(StoreError) -> Bool
     /// Presents a refresh token (by hash) and, when it is current and its session active, replaces it with
     /// `replacement` in one atomic step: of concurrent presentations of one token exactly one is ``RefreshRotation/rotated(_:)``;

@@ -186,11 +186,10 @@ extension PostgresPasskeyStore: IdentityStore {
         }
     }
 
-    /// The identity (its kept provider token queued by the table's trigger), its audit event and (when configured) the
-    /// revocation of the sessions it started, in one statement.
+    /// The identity (its kept provider token queued by the table's trigger) and its audit event in one statement, then
+    /// (when configured) the revocation of the sessions it started, in the same transaction.
     public func unlinkIdentity(id: [UInt8], ofUser handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
-        let revoking = revokingSessions(startedBy: .identity, in: "SELECT id FROM deleted")
-        return try await run { connection in
+        try await run(transaction: revokeSessionsOnDelete) { connection in
             var bindings = PGBindings.audited(id, audit)
             bindings.append(handle)
             let result = try connection.execute(PGQuery(
@@ -199,14 +198,16 @@ extension PostgresPasskeyStore: IdentityStore {
                         DELETE FROM identities i USING users u
                          WHERE i.id = $1 AND u.id = i.user_id AND u.user_handle = $5
                         RETURNING i.id, u.user_handle
-                    ), \(revoking) audit AS (
+                    ), audit AS (
                         INSERT INTO audit_events (event, request_id, actor, user_handle, identity_id, client_address)
                         SELECT 'identity.unlinked', $2, $3, d.user_handle, d.id, $4 FROM deleted d
                     )
                     SELECT count(*) FROM deleted
                     """,
                 bindings: bindings))
-            return try result.decode(Int64.self, row: 0, column: 0) > 0
+            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return false }
+            try self.revokeSessions(startedBy: .identity, id: id, on: connection)
+            return true
         }
     }
 }

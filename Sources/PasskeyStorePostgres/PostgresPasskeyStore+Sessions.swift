@@ -3,9 +3,9 @@ import LibPQ
 public import PasskeyStore
 
 /// Sessions (refresh families), handoff codes and access-token signing keys (schema: `Migrations/0008_sessions.sql`).
-/// Every SQL statement on those tables is here, including the CTE member that the credential-deletion and unlink
-/// statements embed to revoke the sessions they started (``revokingSessions(startedBy:in:)``). Every time is the
-/// caller's (`now` parameters), except in that CTE, whose callers pass none.
+/// Every SQL statement on those tables is here, including the one that credential deletion and unlinking run after
+/// their own to revoke the sessions they started (``revokeSessions(startedBy:id:on:)``). Every time is the caller's
+/// (`now` parameters), except in that statement, whose callers pass none.
 ///
 /// `amr` is stored as `text[]` (LibPQ binds `[String]` as `text[]`).
 extension PostgresPasskeyStore: SessionStore {
@@ -67,19 +67,19 @@ extension PostgresPasskeyStore: SessionStore {
         }
     }
 
-    /// A CTE member with its trailing comma (`revoked_sessions AS (...),`) for a statement that deletes the
-    /// credentials or identities whose ids `source` yields (a query of one column): it revokes the sessions they
-    /// started, in the same statement. Empty when the store is configured not to revoke. Revokes every session not yet
-    /// revoked, expired or not, with the database's clock: the statement has no `now` of the caller's, and judging
-    /// "still active" by a second clock could spare a session the caller's clock still accepts.
-    func revokingSessions(startedBy starter: SessionStarter, in source: String) -> String {
-        guard revokeSessionsOnDelete else { return "" }
-        return """
-            revoked_sessions AS (
+    /// After a statement that deleted the credential or identity `id`, in the same transaction (when the store is
+    /// configured to revoke): revokes the sessions it started. A statement of its own, not a CTE of the deletion:
+    /// its snapshot is taken after the deletion waited for any sign-in that held the row (``createSessionStatement``
+    /// locks it), so a session committed meanwhile is revoked too. Revokes every session not yet revoked, expired or
+    /// not, with the database's clock (the deletions have no `now` of the caller's).
+    func revokeSessions(startedBy starter: SessionStarter, id: [UInt8], on connection: PGConnection) throws {
+        guard revokeSessionsOnDelete else { return }
+        _ = try connection.execute(PGQuery(
+            unsafeSQL: """
                 UPDATE sessions SET revoked_at = now(), revoked_reason = '\(starter.reason.rawValue)'
-                 WHERE \(starter.column) IN (\(source)) AND revoked_at IS NULL
-            ),
-            """
+                 WHERE \(starter.column) = $1 AND revoked_at IS NULL
+                """,
+            bindings: [id]))
     }
 
     /// Runs an `INSERT ... SELECT ... FROM users WHERE user_handle = ...`: whether it inserted the row. A user deleted
@@ -102,6 +102,8 @@ extension PostgresPasskeyStore: SessionStore {
             INSERT INTO sessions (id, user_id, refresh_hash, origin, amr, auth_time, created_at, idle_expires_at,
                                   absolute_expires_at, credential_id, identity_id)
             SELECT $1, id, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM users WHERE user_handle = $2
+               AND ($10::bytea IS NULL OR EXISTS (SELECT 1 FROM credentials WHERE id = $10 FOR KEY SHARE))
+               AND ($11::bytea IS NULL OR EXISTS (SELECT 1 FROM identities WHERE id = $11 FOR KEY SHARE))
             """,
         parameterTypes: [.bytea, .bytea, .bytea, .text, .textArray, .timestamptz, .timestamptz, .timestamptz, .timestamptz, .bytea, .bytea])
 

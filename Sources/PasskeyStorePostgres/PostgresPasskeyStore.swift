@@ -601,22 +601,23 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
-    /// The credential, its audit event and (when configured) the revocation of the sessions it started, in one
-    /// statement.
+    /// The credential and its audit event in one statement, then (when configured) the revocation of the sessions it
+    /// started, in the same transaction.
     public func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
-        let revoking = revokingSessions(startedBy: .credential, in: "SELECT id FROM deleted")
-        return try await run { connection in
+        try await run(transaction: revokeSessionsOnDelete) { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
                     WITH deleted AS (DELETE FROM credentials WHERE id = $1 RETURNING id, user_id),
-                    \(revoking) audit AS (
+                    audit AS (
                         INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
                         SELECT 'credential.deleted', $2, $3, u.user_handle, d.id, $4 FROM deleted d JOIN users u ON u.id = d.user_id
                     )
                     SELECT count(*) FROM deleted
                     """,
                 bindings: PGBindings.audited(id, audit)))
-            return try result.decode(Int64.self, row: 0, column: 0) > 0
+            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return false }
+            try self.revokeSessions(startedBy: .credential, id: id, on: connection)
+            return true
         }
     }
 

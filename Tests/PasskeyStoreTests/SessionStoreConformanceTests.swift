@@ -58,9 +58,15 @@ struct SessionStoreConformanceTests {
         #expect(try await store.session(id: Self.id(1)) == nil)
         #expect(try await store.createSession(Self.newSession(1, user: handle, refresh: 1, credential: credential)))
         #expect(try await store.createSession(Self.newSession(2, user: handle, refresh: 2, created: 20)))
+        // What started a session must still exist: an identity or credential deleted during the sign-in starts none.
+        let orphan = NewSession(
+            id: Self.id(3), userHandle: handle, refreshHash: Self.hash(3), origin: .idToken, amr: ["fed"], authTime: Self.t0,
+            createdAt: Self.at(10), idleExpiresAt: Self.at(600), absoluteExpiresAt: Self.at(3600), identityID: Self.id(7))
+        #expect(try await !store.createSession(orphan))
+        #expect(try await !store.createSession(Self.newSession(3, user: handle, refresh: 3, credential: Self.id(8))))
         let handoff = NewSession(
             id: Self.id(3), userHandle: handle, refreshHash: Self.hash(3), origin: .handoff, amr: [], authTime: Self.t0,
-            createdAt: Self.at(10), idleExpiresAt: Self.at(600), absoluteExpiresAt: Self.at(3600), identityID: Self.id(7))
+            createdAt: Self.at(10), idleExpiresAt: Self.at(600), absoluteExpiresAt: Self.at(3600))
         #expect(try await store.createSession(handoff))
         let first = try #require(try await store.session(id: Self.id(1)))
         #expect(first == StoredSession(
@@ -68,7 +74,7 @@ struct SessionStoreConformanceTests {
             refreshedAt: nil, generation: 0, idleExpiresAt: Self.at(600), absoluteExpiresAt: Self.at(3600), revokedAt: nil,
             revokedReason: nil, credentialID: credential, identityID: nil))
         let third = try #require(try await store.session(id: Self.id(3)))
-        #expect(third.origin == .handoff && third.amr.isEmpty && third.identityID == Self.id(7) && third.credentialID == nil)
+        #expect(third.origin == .handoff && third.amr.isEmpty && third.identityID == nil && third.credentialID == nil)
         #expect(try await store.sessions(ofUser: handle).map(\.id) == [Self.id(2), Self.id(3), Self.id(1)], "newest first")
         #expect(try await store.sessions(ofUser: Registrations.handle(9)).isEmpty)
     }
@@ -375,6 +381,52 @@ struct SessionStoreRaceTests {
             try holder.simpleQuery("COMMIT")
             try await SessionStoreConformanceTests.expectOneRotation(try await outcomes.value, store)
         }
+    }
+
+    @Test("a session whose sign-in commits while the passkey's deletion waits on it is revoked by that deletion, not missed")
+    func sessionRacingCredentialDeletion() async throws {
+        let url = try PostgresSchema.freshSchema(url: try #require(PostgresSchema.databaseURL))
+        let threads = NIOThreadPool(numberOfThreads: 2)
+        threads.start()
+        let pool = PGPool(url: url, size: 2, threadPool: threads)
+        let signIn = try PGConnection.connect(url: url)
+        let outcome: Result<Void, any Error>
+        do {
+            _ = try await Migrator(directory: PostgresSchema.migrations).migrate(using: pool)
+            let store = PostgresPasskeyStore(pool: pool)
+            let (handle, credential) = try await SessionStoreConformanceTests.user(store, 1)
+            // The session statement of createSession, held open in a transaction: it locked the credential.
+            try signIn.simpleQuery("BEGIN")
+            var bindings: PGBindings = [SessionStoreConformanceTests.id(1), handle, SessionStoreConformanceTests.hash(1)]
+            bindings.append(credential)
+            let inserted = try signIn.execute(PGQuery(unsafeSQL: """
+                INSERT INTO sessions (id, user_id, refresh_hash, origin, amr, auth_time, created_at, idle_expires_at, absolute_expires_at, credential_id)
+                SELECT $1, id, $3, 'passkey', '{hwk}', now(), now(), now() + interval '1 hour', now() + interval '1 hour', $4
+                  FROM users WHERE user_handle = $2 AND EXISTS (SELECT 1 FROM credentials WHERE id = $4 FOR KEY SHARE)
+                """, bindings: bindings))
+            #expect(inserted.affectedRows == 1)
+            let deletion = Task { try await store.deleteCredential(id: credential, audit: .system) }
+            var waiting = false
+            for _ in 0..<200 where !waiting {
+                try await Task.sleep(for: .milliseconds(25))
+                waiting = try await store.sessions(ofUser: handle).isEmpty  // not committed yet: invisible
+                    && (try PGConnection.connect(url: url).execute(PGQuery(unsafeSQL:
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%DELETE FROM credentials%'"))
+                        .decode(Int64.self, row: 0, column: 0)) > 0
+            }
+            #expect(waiting, "the deletion waits for the sign-in")
+            try signIn.simpleQuery("COMMIT")
+            #expect(try await deletion.value)
+            let session = try #require(try await store.session(id: SessionStoreConformanceTests.id(1)))
+            #expect(session.revokedReason == .credentialDeleted)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        try? signIn.close()
+        await pool.shutdown()
+        try? await threads.shutdownGracefully()
+        try outcome.get()
     }
 
     @Test("of eight takes of one handoff code queued on its row, exactly one gets it")
