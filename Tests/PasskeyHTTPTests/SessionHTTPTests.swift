@@ -31,18 +31,20 @@ struct SessionHarness {
     let registry = PrometheusCollectorRegistry()
     let app: Application<RouterResponder<PasskeyRequestContext>>
 
-    init(issueOnRegistration: Bool = false, revokeOnDelete: Bool = true) {
+    init(issueOnRegistration: Bool = false, revokeOnDelete: Bool = true, algorithm: SessionSigningAlgorithm = .es256) {
         let clock = self.clock
+        var policy = Self.policy
+        policy.signingAlgorithm = algorithm
         store = InMemoryPasskeyStore(revokeSessionsOnDelete: revokeOnDelete, now: { clock.now })
         let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
         let service = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
         var logger = Logger(label: "session-tests")
         logger.logLevel = .critical
         let keys = SessionKeys(
-            source: .database(keyEncryptionKey: SecureRandom.bytes(count: 32), rotationInterval: 86_400), store: store, policy: Self.policy,
+            source: .database(keyEncryptionKey: SecureRandom.bytes(count: 32), rotationInterval: 86_400), store: store, policy: policy,
             logger: logger, now: { clock.now })
         var sessions = SessionService(
-            policy: Self.policy, store: store, keys: keys, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
+            policy: policy, store: store, keys: keys, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
             now: { clock.now })
         sessions.issueOnRegistration = issueOnRegistration
         self.sessions = sessions
@@ -136,6 +138,20 @@ struct SessionHTTPTests {
             #expect(claims["auth_time"] == .number(Double(now)))
             #expect(claims["amr"] == .array([.string(credential.backupEligible ? "swk" : "hwk"), .string("user"), .string("mfa")]))
             #expect(harness.registry.emitToString().contains(#"passkeyd_sessions_total{event="issued"} 1"#))
+        }
+    }
+
+    @Test("with EdDSA configured, tokens are signed with Ed25519 and published as an OKP key")
+    func edDSA() async throws {
+        let harness = SessionHarness(algorithm: .edDSA)
+        try await harness.app.test(.router) { client in
+            let (session, user, _) = try await harness.signIn(client, name: "ed")
+            let token = try #require(session["accessToken"] as? String)
+            let header = try JSONReader.parse(try #require(Base64URL.decodeStrict(String(token.split(separator: ".")[0]))))
+            #expect(header["alg"] == .string("EdDSA"))
+            let jwks = try await client.send(.get, "/.well-known/jwks.json").body
+            #expect(String(decoding: jwks, as: UTF8.self).contains(#""crv":"Ed25519""#))
+            #expect(try independentlyVerified(token, jwks: jwks)["sub"] == .string(user))
         }
     }
 
