@@ -1,13 +1,17 @@
+import COSECrypto
 import Foundation
 import IdentityCore
 import JOSE
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Metrics
 import NIOCore
-// @testable for APIError's mappings from WebAuthnError / StoreError codes to HTTP statuses (internal initialisers).
+// @testable for APIError's mappings from WebAuthnError / StoreError / IdentityError / SessionError codes to HTTP
+// statuses (internal initialisers).
 @testable import PasskeyHTTP
 import PasskeyStore
+import SessionCore
 import Testing
 import WebAuthnCore
 import WebAuthnModel
@@ -20,7 +24,7 @@ import WebAuthnTestSupport
 //   (c) every route of that router is documented (Hummingbird's public `Router.routes` lists them);
 //   (d) error responses are 4xx/5xx with the error schema, and the documented (status, code) pairs are exactly the
 //       pairs `APIError` can produce;
-//   and the responses of real ceremonies and admin calls validate against the documented schemas.
+//   and the responses of real ceremonies, sessions and admin calls validate against the documented schemas.
 
 // MARK: - the document
 
@@ -309,15 +313,18 @@ struct ObservedReply: Sendable {
     let contentType: String?
     let route: String?
     let body: [UInt8]
+    var setCookie: String? = nil
     var json: JSONValue? { try? JSONReader.parse(body) }
     var errorCode: String? { json?["error"]?["code"]?.stringValue }
 }
 
-/// An application with every feature on: API keys, admin keys, metrics, the FIDO conformance binding.
+/// An application with every feature on: API keys, admin keys, metrics, the FIDO conformance binding, ID-token
+/// sign-in (the test provider's keys), sessions (also on registration; keys in the in-memory store).
 struct OpenAPIHarness {
     static let origin = "https://openapi.passkeyd.test"
     static let apiKey = "api-key-1"
     static let adminKey = "admin-key-1"
+    static let sessionPolicy = SessionPolicy(issuer: "https://openapi.passkeyd.test", audiences: ["https://api.example"])
 
     let router: Router<PasskeyRequestContext>
     let app: Application<RouteRecorder>
@@ -333,9 +340,16 @@ struct OpenAPIHarness {
             metricsExporter: { Array("# TYPE passkeyd_up gauge\npasskeyd_up 1\n".utf8) }, conformanceBinding: true,
             demoPage: true)
         let identity = IdentityService(
-            providers: [IdentityProvider(profile: .apple(audiences: ["com.example.app"]), keys: StaticKeySource(JWKSet(keys: [])))],
+            providers: [IdentityProvider(profile: .apple(audiences: ["com.example.app"]), keys: StaticKeySource(TestIDP.shared.keys))],
             ceremonies: store, identities: store)
-        router = buildRouter(service: service, identity: identity, configuration: configuration)
+        var logger = Logger(label: "openapi-tests")
+        logger.logLevel = .critical
+        let keys = SessionKeys(
+            source: .database(keyEncryptionKey: SecureRandom.bytes(count: 32), rotationInterval: 86_400), store: store,
+            policy: Self.sessionPolicy, logger: logger)
+        var sessions = SessionService(policy: Self.sessionPolicy, store: store, keys: keys, logger: logger)
+        sessions.issueOnRegistration = true
+        router = buildRouter(service: service, identity: identity, sessions: sessions, configuration: configuration)
         app = Application(responder: RouteRecorder(router: router.buildResponder()))
     }
 }
@@ -347,7 +361,8 @@ extension TestClientProtocol {
         try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }) { response in
             ObservedReply(
                 status: Int(response.status.code), contentType: response.headers[.contentType],
-                route: response.headers[.init(RouteRecorder.headerName)!], body: Array(response.body.readableBytesView))
+                route: response.headers[.init(RouteRecorder.headerName)!], body: Array(response.body.readableBytesView),
+                setCookie: response.headers[.setCookie])
         }
     }
 }
@@ -386,9 +401,17 @@ struct Conformance {
             #expect(problems.isEmpty, "\(route) \(reply.status): \(problems)", sourceLocation: sourceLocation)
         } else {
             let type = reply.contentType ?? ""
-            #expect(
-                content.keys.contains { type.hasPrefix($0.split(separator: ";")[0]) },
-                "\(route) \(reply.status): content type \(type) is not documented", sourceLocation: sourceLocation)
+            let documented = content.first { type.hasPrefix($0.key.split(separator: ";")[0]) }
+            #expect(documented != nil, "\(route) \(reply.status): content type \(type) is not documented", sourceLocation: sourceLocation)
+            // A JSON media type of its own (application/jwk-set+json): its schema is checked as well.
+            if let documented, documented.key.hasSuffix("+json"), let schema = documented.value["schema"] {
+                guard let json = reply.json else {
+                    Issue.record("\(route) \(reply.status): the body is not JSON", sourceLocation: sourceLocation)
+                    return operation
+                }
+                let problems = validator.violations(json, schema)
+                #expect(problems.isEmpty, "\(route) \(reply.status): \(problems)", sourceLocation: sourceLocation)
+            }
         }
         return operation
     }
@@ -397,8 +420,8 @@ struct Conformance {
 // MARK: - the codes APIError can produce
 
 /// Every (status, code) pair the API can answer with, read from the code: the literal `APIError(status:code:)`s of
-/// PasskeyHTTP, and every WebAuthnError / StoreError code (declared as `Code(rawValue: "...")` in WebAuthnCore and
-/// PasskeyStore) through APIError's own mapping.
+/// PasskeyHTTP, every WebAuthnError / StoreError code (declared as `Code(rawValue: "...")` in WebAuthnCore and
+/// PasskeyStore), and every IdentityError / SessionError code (their `Code` enums), each through APIError's own mapping.
 enum ProducibleErrors {
     static func pairs() throws -> Set<String> {
         var pairs = Set<String>()
@@ -417,6 +440,10 @@ enum ProducibleErrors {
         }
         for code in IdentityError.Code.allCases {
             let error = APIError(IdentityError(code, ""))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in SessionError.Code.allCases {
+            let error = APIError(SessionError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
         return pairs
@@ -474,7 +501,7 @@ struct OpenAPITests {
         #expect(operations.count >= 15, "the document lost its operations: \(operations)")
         var ids: [String: String] = [:]
         let schemes = Set(document.root["components"]?["securitySchemes"]?.asObject?.keys.map { $0 } ?? [])
-        #expect(schemes == ["apiKey", "adminKey"])
+        #expect(schemes == ["apiKey", "adminKey", "accessToken"])
         for name in schemes {
             let scheme = document.root["components"]?["securitySchemes"]?[name]
             #expect(scheme?["type"]?.stringValue == "http" && scheme?["scheme"]?.stringValue == "bearer", "\(name)")
@@ -590,7 +617,9 @@ struct OpenAPITests {
         for pair in ["400 malformed_json", "401 unauthorized", "413 body_too_large", "404 user_unknown",
             "400 invalid_parameter", "500 internal_error", "400 challenge_unknown_or_expired", "404 credential_unknown",
             "400 malformed_response", "410 challenge_expired", "422 signature_invalid", "422 attestation_untrusted",
-            "400 invalid_user_entity", "409 credential_already_registered", "409 user_exists", "503 storage_unavailable"]
+            "400 invalid_user_entity", "409 credential_already_registered", "409 user_exists", "503 storage_unavailable",
+            "401 access_token_expired", "401 session_revoked", "401 refresh_token_reused", "400 refresh_token_malformed",
+            "400 handoff_verifier_mismatch", "404 session_unknown"]
         {
             #expect(producible.contains(pair), "the source scan missed \(pair)")
         }
@@ -601,7 +630,7 @@ struct OpenAPITests {
         #expect(invented.isEmpty, "(status, code) pairs the document lists but the API cannot produce: \(invented.sorted())")
     }
 
-    @Test("responses of real ceremonies and admin calls validate against the document")
+    @Test("responses of real ceremonies, sessions and admin calls validate against the document")
     func conformance() async throws {
         let document = try OpenAPIDocument.load()
         let check = Conformance(document: document)
@@ -664,6 +693,119 @@ struct OpenAPITests {
                 options: request, credential: &credential, knobs: AssertionKnobs(origin: OpenAPIHarness.origin))
             forged.response.signature = Base64URL.encode(Array(repeating: 1, count: 70))
             #expect(try await post("/v1/authentication/finish", FinishAuthentication(credential: forged)).status == 422)
+
+            // Sessions (on in the harness, also on registration: the finishes above answered one): a sign-in's session,
+            // the JWKS, introspection, handoffs and exchanges (PKCE, the cookie), refresh and reuse, sign-out, the admin API.
+            let sessionRequest = try JSONDecoder().decode(
+                PublicKeyWrapper<RequestOptionsJSON>.self,
+                from: Data(try await call(.post, "/v1/authentication/begin", "{}").body)).publicKey
+            let sessionAssertion = try SoftAuthenticator.authenticate(
+                options: sessionRequest, credential: &credential, knobs: AssertionKnobs(origin: OpenAPIHarness.origin))
+            let signedIn = try await post("/v1/authentication/finish", FinishAuthentication(credential: sessionAssertion))
+            let native = try #require(signedIn.json?["session"])
+            let access = try #require(native["accessToken"]?.stringValue)
+            let firstRefresh = try #require(native["refreshToken"]?.stringValue)
+            let sessionUser = try #require(signedIn.json?["user"]?["id"]?.stringValue)
+            let open: HTTPFields = [:]
+            let bearerAccess: HTTPFields = [.authorization: "Bearer \(access)"]
+            let jwks = try await call(.get, "/.well-known/jwks.json", headers: open)
+            #expect(jwks.status == 200 && jwks.contentType == "application/jwk-set+json")
+            if case .array(let keys)? = jwks.json?["keys"] { #expect(!keys.isEmpty) } else { Issue.record("no keys in the JWKS") }
+
+            let active = try await call(.post, "/v1/sessions/introspect", #"{"token":"\#(access)"}"#)
+            #expect(active.status == 200 && active.json?["active"] == .bool(true) && active.json?["sub"]?.stringValue == sessionUser)
+            #expect(try await call(.post, "/v1/sessions/introspect", #"{"token":"\#(firstRefresh)"}"#).json?["active"] == .bool(false))
+            #expect(try await call(.post, "/v1/sessions/introspect", "{}").status == 400)
+            #expect(try await call(.post, "/v1/sessions/introspect", #"{"token":"x"}"#, headers: open).status == 401)
+
+            // Handoff from the app (bearer access token) with PKCE, exchanged into a cookie; without PKCE; from the backend.
+            let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+            let bound = try await call(
+                .post, "/v1/handoff", #"{"codeChallenge":"\#(PKCE.challenge(for: verifier))","codeChallengeMethod":"S256"}"#,
+                headers: bearerAccess)
+            #expect(bound.status == 201)
+            let boundCode = try #require(bound.json?["code"]?.stringValue)
+            let intoCookie = try await call(
+                .post, "/v1/handoff/exchange", #"{"code":"\#(boundCode)","codeVerifier":"\#(verifier)","cookie":true}"#, headers: open)
+            #expect(intoCookie.status == 200 && intoCookie.json?["session"]?["refreshToken"] == nil)
+            let cookie = try #require(intoCookie.setCookie?.split(separator: ";").first.map(String.init))
+            #expect(cookie.hasPrefix("passkeyd_refresh=pkd_rt_"))
+            let plain = try await call(.post, "/v1/handoff", nil, headers: bearerAccess)
+            let plainCode = try #require(plain.json?["code"]?.stringValue)
+            let web = try await call(.post, "/v1/handoff/exchange", #"{"code":"\#(plainCode)"}"#, headers: open)
+            #expect(web.status == 200 && web.setCookie == nil)
+            let webSession = try #require(web.json?["session"])
+            #expect(try await call(.post, "/v1/handoff/exchange", #"{"code":"\#(plainCode)"}"#, headers: open).errorCode == "handoff_code_unknown")
+            let another = try await call(
+                .post, "/v1/handoff", #"{"codeChallenge":"\#(PKCE.challenge(for: verifier))"}"#, headers: bearerAccess)
+            let anotherCode = try #require(another.json?["code"]?.stringValue)
+            let missing = try await call(.post, "/v1/handoff/exchange", #"{"code":"\#(anotherCode)"}"#, headers: open)
+            #expect(missing.errorCode == "handoff_verifier_required")
+            #expect(try await call(.post, "/v1/handoff/exchange", #"{"code":"nope"}"#, headers: open).errorCode == "handoff_code_malformed")
+            #expect(try await call(.post, "/v1/handoff/exchange", #"{"code":1}"#, headers: open).errorCode == "malformed_json")
+            #expect(try await call(.post, "/v1/handoff", #"{"userId":"\#(sessionUser)"}"#).status == 201)
+            #expect(try await call(.post, "/v1/handoff", #"{"userId":"\#(sessionUser)"}"#, headers: open).errorCode == "unauthorized")
+            #expect(try await call(.post, "/v1/handoff", #"{"userId":"\#(Base64URL.encode([1, 2, 3]))"}"#).errorCode == "user_unknown")
+            #expect(try await call(.post, "/v1/handoff", #"{"codeChallenge":"short"}"#, headers: bearerAccess).errorCode == "handoff_verifier_malformed")
+            #expect(try await call(.post, "/v1/handoff", #"{"codeChallengeMethod":"plain"}"#, headers: bearerAccess).errorCode == "malformed_json")
+            #expect(try await call(.post, "/v1/handoff", "{}", headers: open).errorCode == "unauthorized")
+            #expect(try await call(.post, "/v1/handoff", "{}", headers: [.authorization: "Bearer x.y.z"]).errorCode == "access_token_malformed")
+
+            // Refresh with the body, then the retired token again: the session is revoked; its access token no longer
+            // makes handoffs and introspects inactive.
+            let refreshed = try await call(.post, "/v1/sessions/refresh", #"{"refreshToken":"\#(firstRefresh)"}"#, headers: open)
+            #expect(refreshed.status == 200 && refreshed.setCookie == nil)
+            let reused = try await call(.post, "/v1/sessions/refresh", #"{"refreshToken":"\#(firstRefresh)"}"#, headers: open)
+            #expect(reused.status == 401 && reused.errorCode == "refresh_token_reused")
+            let current = try #require(refreshed.json?["session"]?["refreshToken"]?.stringValue)
+            #expect(try await call(.post, "/v1/sessions/refresh", #"{"refreshToken":"\#(current)"}"#, headers: open).errorCode == "session_inactive")
+            #expect(try await call(.post, "/v1/handoff", "{}", headers: bearerAccess).errorCode == "session_revoked")
+            #expect(try await call(.post, "/v1/sessions/introspect", #"{"token":"\#(access)"}"#).json?["active"] == .bool(false))
+            let unknownToken = "pkd_rt_" + String(repeating: "A", count: 43)
+            #expect(try await call(.post, "/v1/sessions/refresh", #"{"refreshToken":"\#(unknownToken)"}"#, headers: open).errorCode == "refresh_token_unknown")
+            #expect(try await call(.post, "/v1/sessions/refresh", #"{"refreshToken":"nope"}"#, headers: open).errorCode == "refresh_token_malformed")
+            #expect(try await call(.post, "/v1/sessions/refresh", "{}", headers: open).errorCode == "malformed_json")
+
+            // The cookie: refresh (a new cookie, no refresh token in the body), sign out (cleared), refresh again (401, cleared).
+            let byCookie = try await call(.post, "/v1/sessions/refresh", nil, headers: [.cookie: cookie])
+            #expect(byCookie.status == 200 && byCookie.json?["session"]?["refreshToken"] == nil)
+            let renewed = try #require(byCookie.setCookie?.split(separator: ";").first.map(String.init))
+            let signedOut = try await call(.post, "/v1/sessions/revoke", nil, headers: [.cookie: renewed])
+            #expect(signedOut.status == 204 && signedOut.setCookie?.contains("Max-Age=0") == true)
+            let afterSignOut = try await call(.post, "/v1/sessions/refresh", nil, headers: [.cookie: renewed])
+            #expect(afterSignOut.errorCode == "session_inactive" && afterSignOut.setCookie?.contains("Max-Age=0") == true)
+
+            // Sign-out with the access token and with the refresh token; the failures.
+            let webAccess = try #require(webSession["accessToken"]?.stringValue)
+            #expect(try await call(.post, "/v1/sessions/revoke", nil, headers: [.authorization: "Bearer \(webAccess)"]).status == 204)
+            #expect(try await call(.post, "/v1/sessions/revoke", #"{"refreshToken":"\#(current)"}"#, headers: open).status == 204)
+            #expect(try await call(.post, "/v1/sessions/revoke", "{}", headers: [.authorization: "Bearer x.y.z"]).errorCode == "access_token_malformed")
+            #expect(try await call(.post, "/v1/sessions/revoke", #"{"refreshToken":"nope"}"#, headers: open).errorCode == "refresh_token_malformed")
+            #expect(try await call(.post, "/v1/sessions/revoke", #"{"refreshToken":1}"#, headers: open).errorCode == "malformed_json")
+
+            // Admin: the user's sessions (active and ended), revoke one, revoke all.
+            let listed = try await call(.get, "/v1/admin/users/\(sessionUser)/sessions", headers: Self.bearerAdmin)
+            let infos = try #require(listed.json?["sessions"])
+            guard case .array(let entries) = infos else { Issue.record("sessions is not an array"); return }
+            #expect(entries.count >= 5 && !String(decoding: listed.body, as: UTF8.self).contains("pkd_rt_"))
+            let activeIds = entries.filter { $0["active"] == .bool(true) }.compactMap { $0["id"]?.stringValue }
+            let one = try #require(activeIds.first)
+            #expect(try await call(.delete, "/v1/admin/users/\(sessionUser)/sessions/\(one)", headers: Self.bearerAdmin).status == 204)
+            #expect(try await call(.delete, "/v1/admin/users/\(sessionUser)/sessions/\(one)", headers: Self.bearerAdmin).errorCode == "session_unknown")
+            let all = try await call(.delete, "/v1/admin/users/\(sessionUser)/sessions", headers: Self.bearerAdmin)
+            #expect(all.status == 200 && all.json?["revoked"] == .number(Double(activeIds.count - 1)))
+            #expect(try await call(.get, "/v1/admin/users/\(Base64URL.encode([9, 9]))/sessions", headers: Self.bearerAdmin).errorCode == "user_unknown")
+            #expect(try await call(.delete, "/v1/admin/users/\(Base64URL.encode([9, 9]))/sessions", headers: Self.bearerAdmin).errorCode == "user_unknown")
+            #expect(try await call(.get, "/v1/admin/users/!!/sessions", headers: Self.bearerAdmin).status == 400)
+
+            // An ID-token sign-in answers a session too.
+            let idBegin = try await call(.post, "/v1/idtoken/begin", #"{"provider":"apple"}"#)
+            let providerNonce = try #require(idBegin.json?["providerNonce"]?.stringValue)
+            let idFinish = try await call(
+                .post, "/v1/idtoken/finish",
+                #"{"session":"\#(try #require(idBegin.json?["session"]?.stringValue))","provider":"apple","idToken":"\#(TestIDP.shared.token(nonce: providerNonce))"}"#)
+            #expect(idFinish.status == 201 && idFinish.json?["session"]?["refreshToken"]?.stringValue != nil)
+            #expect(finish.json?["session"]?["accessToken"]?.stringValue != nil, "sessions on registration")
 
             // Ceremony errors: no key, malformed, too large.
             #expect(try await call(.post, "/v1/authentication/begin", "{}", headers: [:]).status == 401)
