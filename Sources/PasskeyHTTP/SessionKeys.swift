@@ -54,11 +54,17 @@ public actor SessionKeys {
         }
     }
 
-    /// The keys, reread from the database when the copy is older than ``reloadInterval`` (or `force`).
+    /// A forced reread (an unknown `kid`) happens at most this often, so made-up `kid`s cannot drive database reads.
+    public static let forcedReloadInterval: TimeInterval = 5
+
+    /// The keys, reread from the database when the copy is older than ``reloadInterval``, or when `force`d and older
+    /// than ``forcedReloadInterval``.
     public func current(force: Bool = false) async throws -> SessionKeyRing {
         guard case .database(let kek, _) = source else { return ring }
         let time = now()
-        if !force, let loadedAt, time.timeIntervalSince(loadedAt) < Self.reloadInterval, time >= loadedAt { return ring }
+        if let loadedAt, time >= loadedAt, time.timeIntervalSince(loadedAt) < (force ? Self.forcedReloadInterval : Self.reloadInterval) {
+            return ring
+        }
         let stored = try await store.signingKeys()
         var keys: [SessionSigningKey] = []
         for key in stored {
@@ -93,7 +99,8 @@ public actor SessionKeys {
     @discardableResult
     public func rotateIfDue(force: Bool = false) async throws -> SessionSigningKey? {
         guard case .database(let kek, let interval) = source else { return nil }
-        let current = try await current(force: true)
+        loadedAt = nil
+        let current = try await current()
         let time = now()
         guard force || current.needsRotation(at: time, interval: interval) else { return nil }
         let key = try SessionSigningKey.generate(
@@ -103,7 +110,8 @@ public actor SessionKeys {
             activatesAt: key.activatesAt, retiresAt: nil, expiresAt: nil)
         let added = try await store.addSigningKey(
             stored, unlessCreatedAfter: newestStored ?? .distantPast, retiredKeyLifetime: policy.accessTokenLifetime + 60)
-        _ = try await self.current(force: true)
+        loadedAt = nil
+        _ = try await self.current()
         if added {
             logger.info("session signing key added", metadata: ["kid": .string(key.keyID), "activates_at": .string("\(key.activatesAt)")])
         }

@@ -57,14 +57,17 @@ public struct SessionService: Sendable {
     // MARK: issuing
 
     /// Starts a session (a new refresh family) for a user who just signed in.
+    /// - Parameter notAfter: a session from a handoff ends no later than the session it came from.
     public func start(
-        user: [UInt8], origin: SessionOrigin, amr: [String], authTime: Date? = nil, credentialID: [UInt8]? = nil, identityID: [UInt8]? = nil
+        user: [UInt8], origin: SessionOrigin, amr: [String], authTime: Date? = nil, credentialID: [UInt8]? = nil, identityID: [UInt8]? = nil,
+        notAfter: Date? = nil
     ) async throws -> Issued {
         let time = now()
         let (refreshToken, refreshHash) = OpaqueToken.generate(prefix: OpaqueToken.refreshPrefix, random: random)
+        let absolute = min(time + policy.refreshAbsoluteLifetime, notAfter ?? .distantFuture)
         let session = NewSession(
             id: random(16), userHandle: user, refreshHash: refreshHash, origin: origin, amr: amr, authTime: authTime ?? time, createdAt: time,
-            idleExpiresAt: time + min(policy.refreshIdleLifetime, policy.refreshAbsoluteLifetime), absoluteExpiresAt: time + policy.refreshAbsoluteLifetime,
+            idleExpiresAt: min(time + policy.refreshIdleLifetime, absolute), absoluteExpiresAt: absolute,
             credentialID: credentialID, identityID: identityID)
         guard try await store.createSession(session) else { throw StoreError(.userUnknown, "the user, or the passkey or identity used, was deleted before the session started") }
         count("issued")
@@ -153,7 +156,7 @@ public struct SessionService: Sendable {
         }
         guard requireActiveSession else { return (claims, nil) }
         guard let sessionID = Base64URL.decodeStrict(claims.sessionID), let session = try await store.session(id: sessionID),
-              session.userHandle == Base64URL.decodeStrict(claims.subject), session.revokedAt == nil, time < session.absoluteExpiresAt
+              session.userHandle == Base64URL.decodeStrict(claims.subject), session.isActive(at: time)
         else { throw SessionError(.sessionRevoked, "the token's session is revoked, expired or gone") }
         return (claims, session)
     }
@@ -188,7 +191,19 @@ public struct SessionService: Sendable {
             guard let verifier else { throw SessionError(.handoffVerifierRequired, "the code is bound to a PKCE challenge") }
             try PKCE.verify(verifier: verifier, challenge: challenge)
         }
-        let issued = try await start(user: handoff.userHandle, origin: .handoff, amr: handoff.amr, authTime: handoff.authTime)
+        // A code made from a native session: the web view's session inherits its end (a handoff never extends a
+        // session), and what started it (deleting that passkey or identity revokes both); a native session ended
+        // since the code was made hands nothing over.
+        var parent: StoredSession?
+        if let parentID = handoff.sessionID {
+            guard let found = try await store.session(id: parentID), found.isActive(at: now()) else {
+                throw SessionError(.sessionRevoked, "the session the code was made from has ended")
+            }
+            parent = found
+        }
+        let issued = try await start(
+            user: handoff.userHandle, origin: .handoff, amr: handoff.amr, authTime: handoff.authTime, credentialID: parent?.credentialID,
+            identityID: parent?.identityID, notAfter: parent?.absoluteExpiresAt)
         count("handoff_exchanged")
         return issued
     }

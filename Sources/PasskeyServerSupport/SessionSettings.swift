@@ -79,7 +79,7 @@ public struct SessionSettings: Sendable {
         }
         let cookie = reader.value("PASSKEYD_SESSION_COOKIE") ?? "passkeyd_refresh"
         guard !cookie.isEmpty, cookie.utf8.count <= 64,
-              cookie.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-" })
+              cookie.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") })
         else { throw ConfigurationError("PASSKEYD_SESSION_COOKIE", "must be 1-64 characters of letters, digits, _ and -") }
         return SessionSettings(
             policy: policy, keys: keys, issueOnRegistration: try reader.boolean("PASSKEYD_SESSION_ON_REGISTRATION", default: false),

@@ -324,6 +324,40 @@ struct SessionHTTPTests {
         }
     }
 
+    @Test("a handoff never outlives the native session: the web session ends with it, follows its passkey, and a code from an ended session hands nothing over")
+    func handoffInheritsTheNativeSession() async throws {
+        let harness = SessionHarness()
+        try await harness.app.test(.router) { client in
+            let (session, user, credential) = try await harness.signIn(client, name: "kim")
+            harness.clock.advance(3000)
+            let kept = try await client.post("/v1/sessions/refresh", try Self.json(["refreshToken": try #require(session["refreshToken"] as? String)]))
+            harness.clock.advance(2000)  // 5000 s after sign-in; the absolute lifetime is 7200 s
+            let keptRefresh = try #require((kept.json["session"] as? [String: Any])?["refreshToken"] as? String)
+            let again = try await client.post("/v1/sessions/refresh", try Self.json(["refreshToken": keptRefresh]))
+            let native = try #require(again.json["session"] as? [String: Any])
+            #expect(native["refreshExpiresIn"] as? Int == 2200)
+            let nativeAccess = try #require(native["accessToken"] as? String)
+            let nativeRefresh = try #require(native["refreshToken"] as? String)
+            let code = try #require((try await client.post("/v1/handoff", Array("{}".utf8), headers: SessionHarness.bearer(nativeAccess))).json["code"] as? String)
+            let web = try #require((try await client.post("/v1/handoff/exchange", try Self.json(["code": code]))).json["session"] as? [String: Any])
+            #expect(web["refreshExpiresIn"] as? Int == 2200, "capped at the native session's end, not a fresh 3600")
+            let listed = try #require((try await client.send(.get, "/v1/admin/users/\(user)/sessions", headers: SessionHarness.admin)).json["sessions"] as? [[String: Any]])
+            #expect(listed.first { $0["origin"] as? String == "handoff" }?["credentialId"] as? String == Base64URL.encode(credential.id))
+
+            // A code whose native session is revoked before the exchange.
+            let late = try #require((try await client.post("/v1/handoff", Array("{}".utf8), headers: SessionHarness.bearer(nativeAccess))).json["code"] as? String)
+            #expect(try await client.post("/v1/sessions/revoke", try Self.json(["refreshToken": nativeRefresh])).status == 204)
+            let refused = try await client.post("/v1/handoff/exchange", try Self.json(["code": late]))
+            #expect(refused.status == 401 && refused.errorCode == "session_revoked")
+
+            // Deleting the passkey ends the web view's session too.
+            #expect(try await client.send(.delete, "/v1/admin/credentials/\(Base64URL.encode(credential.id))", headers: SessionHarness.admin).status == 204)
+            let webRefresh = try #require(web["refreshToken"] as? String)
+            let after = try await client.post("/v1/sessions/refresh", try Self.json(["refreshToken": webRefresh]))
+            #expect(after.errorCode == "session_inactive")
+        }
+    }
+
     @Test("concurrent exchanges of one code: exactly one wins")
     func concurrentExchange() async throws {
         let harness = SessionHarness()
