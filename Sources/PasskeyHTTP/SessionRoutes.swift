@@ -43,8 +43,13 @@ func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, servic
             if let bearer = API.bearer(request), body.isEmpty || (try? api.object(body))?.isEmpty == true {
                 _ = try await service.signOut(accessToken: bearer)
             } else {
-                let (token, _) = try api.refreshToken(body, request: request, cookie: service.cookie)
-                _ = try await service.signOut(refreshToken: token)
+                let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
+                do {
+                    _ = try await service.signOut(refreshToken: token)
+                } catch let error as SessionError where fromCookie && error.code == .refreshTokenMalformed {
+                    // A cookie that is not a refresh token: nothing to revoke; it is cleared below (RFC 7009: an
+                    // invalid token is not an error of a revocation).
+                }
             }
             // As RFC 7009: the same answer whether the session was active, so the call reveals nothing.
             var response = Response(status: .noContent)
@@ -178,18 +183,26 @@ extension API {
         default: throw APIError(status: 400, code: "malformed_json", message: "codeChallengeMethod must be S256 (plain is not accepted).")
         }
         let result: (code: String, expiresIn: Int)
-        if case .string(let userText)? = members["userId"] {
-            // The backend speaks for the user: its API key is required whenever keys are configured.
-            _ = try authorize(request, .ceremony)
-            let handle = try Self.userHandle(userText)
+        switch members["userId"] {
+        case .string(let userText)?:
+            // The backend speaks for the user: its API key is required whenever keys are configured, and its
+            // per-key rate limit applies as on the ceremony routes.
+            if let key = try authorize(request, .ceremony) { try RateLimiter.check(limiter.perAPIKey, "key\(key)", scope: "api_key") }
+            guard let handle = Base64URL.decode(userText), (1...64).contains(handle.count) else {
+                throw APIError(status: 400, code: "malformed_json", message: "userId must be a user id (base64url).")
+            }
             result = try await service.createHandoff(user: handle, sessionID: nil, amr: [], authTime: service.now(), codeChallenge: challenge)
-        } else {
-            guard let bearer = Self.bearer(request) else { throw APIError.unauthorized }
+        case nil, .null?:
+            guard let bearer = Self.bearer(request) else {
+                throw APIError(status: 401, code: "unauthorized", message: "A Bearer access token (or the API key with userId) is required.")
+            }
             let (claims, session) = try await service.verify(accessToken: bearer, requireActiveSession: true)
             guard let session else { throw SessionError(.sessionRevoked, "no session") }
             result = try await service.createHandoff(
                 user: session.userHandle, sessionID: session.id, amr: claims.amr, authTime: Date(timeIntervalSince1970: Double(claims.authTime)),
                 codeChallenge: challenge)
+        default:
+            throw APIError(status: 400, code: "malformed_json", message: "userId must be a string.")
         }
         var writer = JSONWriter()
         writer.beginObject()

@@ -321,6 +321,10 @@ struct SessionHTTPTests {
             #expect(fromBackend.status == 201)
             let noKey = try await client.post("/v1/handoff", try Self.json(["userId": user]))
             #expect(noKey.status == 401)
+            let notString = try await client.post("/v1/handoff", Array(#"{"userId":7}"#.utf8), headers: SessionHarness.bearer(access))
+            #expect(notString.status == 400 && notString.errorCode == "malformed_json", "a malformed userId never falls through to the token")
+            let badID = try await client.post("/v1/handoff", try Self.json(["userId": "!!"]), headers: SessionHarness.api)
+            #expect(badID.status == 400 && badID.errorCode == "malformed_json")
         }
     }
 
@@ -394,6 +398,11 @@ struct SessionHTTPTests {
                 uri: "/v1/sessions/revoke", method: .post, headers: [.cookie: String(renewed.split(separator: ";")[0])]
             ) { response in (Int(response.status.code), response.headers[.setCookie] ?? "") }
             #expect(outStatus == 204 && cleared.hasPrefix("passkeyd_refresh=;") && cleared.contains("Max-Age=0"))
+            // A cookie that is not a refresh token is cleared by a sign-out too, not answered with an error.
+            let (junkStatus, junkCleared) = try await client.execute(
+                uri: "/v1/sessions/revoke", method: .post, headers: [.cookie: "passkeyd_refresh=garbage"]
+            ) { response in (Int(response.status.code), response.headers[.setCookie] ?? "") }
+            #expect(junkStatus == 204 && junkCleared.hasPrefix("passkeyd_refresh=;"))
         }
     }
 
