@@ -44,9 +44,7 @@ public actor SessionKeys {
             // The first file signs: give it the latest activation so the ring picks it.
             let start = Date(timeIntervalSince1970: 0)
             ring = SessionKeyRing(keys.enumerated().map { index, key in
-                (try? SessionSigningKey(
-                    algorithm: key.algorithm, privateKey: key.privateKey, createdAt: start - Double(index), activatesAt: start - Double(index)))
-                    ?? key
+                key.scheduled(createdAt: start - Double(index), activatesAt: start - Double(index), retiresAt: nil, expiresAt: nil)
             })
             loadedAt = .distantFuture
         } else {

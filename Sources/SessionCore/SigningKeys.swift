@@ -39,7 +39,17 @@ public struct SessionSigningKey: Sendable {
         guard privateKey.publicKey.supports(algorithm.cose),
               let members = JWK.members(of: privateKey.publicKey, keyID: "", algorithm: algorithm.jws)
         else { throw CryptoError(code: .malformedKey, reason: "the key does not fit \(algorithm.rawValue)") }
-        self.keyID = JWK.thumbprint(members)
+        self.init(
+            keyID: JWK.thumbprint(members), algorithm: algorithm, privateKey: privateKey, createdAt: createdAt, activatesAt: activatesAt,
+            retiresAt: retiresAt, expiresAt: expiresAt)
+    }
+
+    /// A checked key with its schedule (the throwing initialiser checked the key and derived the kid).
+    private init(
+        keyID: String, algorithm: SessionSigningAlgorithm, privateKey: PrivateKey, createdAt: Date, activatesAt: Date, retiresAt: Date?,
+        expiresAt: Date?
+    ) {
+        self.keyID = keyID
         self.algorithm = algorithm
         self.privateKey = privateKey
         self.createdAt = createdAt
@@ -54,10 +64,10 @@ public struct SessionSigningKey: Sendable {
     }
 
     /// The same key with another schedule.
-    public func scheduled(retiresAt: Date?, expiresAt: Date?) -> SessionSigningKey {
-        // The key already fitted its algorithm when this value was made.
-        try! SessionSigningKey(
-            algorithm: algorithm, privateKey: privateKey, createdAt: createdAt, activatesAt: activatesAt, retiresAt: retiresAt, expiresAt: expiresAt)
+    public func scheduled(createdAt: Date? = nil, activatesAt: Date? = nil, retiresAt: Date?, expiresAt: Date?) -> SessionSigningKey {
+        SessionSigningKey(
+            keyID: keyID, algorithm: algorithm, privateKey: privateKey, createdAt: createdAt ?? self.createdAt,
+            activatesAt: activatesAt ?? self.activatesAt, retiresAt: retiresAt, expiresAt: expiresAt)
     }
 
     /// The public JWK (`kty`, `crv`, coordinates, `kid`, `alg`, `use: sig`).

@@ -155,6 +155,18 @@ struct SessionHTTPTests {
         }
     }
 
+    @Test("fixed key files: the first signs, all are published, nothing is rotated")
+    func keyFiles() async throws {
+        let first = try SessionSigningKey.generate(.es256, now: Date(), activatesAt: Date())
+        let second = try SessionSigningKey.generate(.edDSA, now: Date(), activatesAt: Date())
+        var logger = Logger(label: "session-tests")
+        logger.logLevel = .critical
+        let keys = SessionKeys(source: .files([first, second]), store: InMemoryPasskeyStore(), policy: SessionHarness.policy, logger: logger)
+        #expect(try await keys.signer()?.keyID == first.keyID)
+        #expect(try await keys.current().published(at: Date()).map(\.keyID).sorted() == [first.keyID, second.keyID].sorted())
+        #expect(try await keys.rotateIfDue(force: true) == nil)
+    }
+
     @Test("refresh rotates; the retired token revokes the session (reuse detection); idle expiry at the exact second")
     func refreshAndReuse() async throws {
         let harness = SessionHarness()
