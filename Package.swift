@@ -8,6 +8,7 @@
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
 //   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
+//   Apple-signed data       AppleSignedData (pure: StoreKit / App Store notifications JWS, App Attest)
 //   Test support / tools    WebAuthnTestSupport (software authenticator), IdentityTestSupport (fake provider),
 //                           passkeyd-bench, passkeyd-loadgen, passkeyd-idp
 import PackageDescription
@@ -86,14 +87,22 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Apple-signed data (pure): StoreKit 2 / App Store Server Notifications JWS and their payload rules,
+        // entitlements from transactions; App Attest attestations and assertions. Keys and roots come in as values.
+        .target(
+            name: "AppleSignedData",
+            dependencies: ["WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel"],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
         .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
 
         // MARK: storage
-        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto"], swiftSettings: strictSettings),
+        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData"], swiftSettings: strictSettings),
         .target(
             name: "PasskeyStorePostgres",
-            dependencies: ["PasskeyStore", "IdentityCore", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
 
@@ -101,7 +110,7 @@ let package = Package(
         .target(
             name: "PasskeyHTTP",
             dependencies: [
-                "SessionCore",
+                "SessionCore", "AppleSignedData",
                 "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -119,7 +128,7 @@ let package = Package(
             name: "PasskeyServerSupport",
             dependencies: [
                 "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto", "IdentityCore", "JOSE", "WebAuthnModel",
-                "SessionCore",
+                "SessionCore", "AppleSignedData",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -128,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys", "SessionCore",
+                "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys", "SessionCore", "AppleSignedData",
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -218,7 +227,7 @@ let package = Package(
             dependencies: [
                 "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
                 "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
-                "IdentityTestSupport",
+                "IdentityTestSupport", "AppleSignedData",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -243,9 +252,14 @@ let package = Package(
             name: "PasskeyStoreTests",
             dependencies: [
                 "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
-                "IdentityCore",
+                "IdentityCore", "AppleSignedData",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AppleSignedDataTests",
+            dependencies: ["AppleSignedData", "WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(
