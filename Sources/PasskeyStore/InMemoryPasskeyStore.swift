@@ -1,5 +1,6 @@
 public import Foundation
 public import WebAuthnCore
+import AppleSignedData
 import COSECrypto
 
 /// A `PasskeyStore` in memory, for tests and single-process development. Time comes from an injected clock.
@@ -20,6 +21,12 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     var retiredRefreshTokens: [[UInt8]: [UInt8]] = [:]
     var handoffRecords: [[UInt8]: StoredHandoff] = [:]
     var signingKeyRecords: [String: StoredSigningKey] = [:]
+    /// App Store purchases (original transaction → owner), transactions, renewal information and notification UUIDs
+    /// (InMemoryPasskeyStore+AppStore.swift).
+    var appStorePurchaseOwners: [String: [UInt8]?] = [:]
+    var appStoreTransactions: [String: AppStoreTransaction] = [:]
+    var appStoreRenewals: [String: AppStoreRenewalInfo] = [:]
+    var appStoreNotificationIDs: Set<String> = []
     let revokeSessionsOnDelete: Bool
     let now: @Sendable () -> Date
     private let caps: CeremonyCaps
@@ -36,6 +43,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
 
     public func user(named name: String) -> StoredUser? { users.values.first { $0.name == name } }
     public func user(handle: [UInt8]) -> StoredUser? { users[handle] }
+    /// Every user's handle (the App Store part finds a user by the appAccountToken derived from it).
+    func allUserHandles() -> [[UInt8]] { Array(users.keys) }
 
     public func credentials(ofUser handle: [UInt8]) -> [StoredCredential] {
         credentials.values.filter { $0.record.userHandle == handle }.sorted { $0.createdAt < $1.createdAt }
@@ -153,6 +162,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
 
     public func deleteUser(handle: [UInt8], audit: AuditContext) -> Bool {
         guard users.removeValue(forKey: handle) != nil else { return false }
+        deleteAppStorePurchases(ofUser: handle)
         for credential in credentials.values where credential.record.userHandle == handle {
             record(.credentialDeleted, audit, user: handle, credential: credential.id)
         }
