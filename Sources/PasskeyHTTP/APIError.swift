@@ -1,3 +1,4 @@
+import AppleSignedData
 import WebAuthnModel
 import Foundation
 import IdentityCore
@@ -68,6 +69,8 @@ public struct APIError: Error, Sendable, Equatable {
             self.init(status: 503, code: error.code.rawValue, message: "Too many ceremonies are in progress; retry shortly.")
         case .identityLinkedElsewhere:
             self.init(status: 409, code: error.code.rawValue, message: "This identity already belongs to another user.")
+        case .appStoreTransactionOwnedElsewhere:
+            self.init(status: 409, code: error.code.rawValue, message: "This purchase already belongs to another user.")
         default:
             self.init(status: 503, code: error.code.rawValue, message: "Storage is unavailable; try again.")
         }
@@ -88,6 +91,18 @@ public struct APIError: Error, Sendable, Equatable {
             self.init(status: 400, code: error.code.rawValue, message: "The ID token is malformed.")
         default:
             self.init(status: 422, code: error.code.rawValue, message: "The ID token failed verification.")
+        }
+    }
+
+    /// App Store signed data: 400 when it is not even a JWS or its payload is not of its kind, 422 when a check fails.
+    init(_ error: AppStoreError) {
+        switch error.code {
+        case .jwsMalformed, .payloadMalformed:
+            self.init(status: 400, code: error.code.rawValue, message: "The signed App Store data is malformed.")
+        case .appAccountTokenMismatch:
+            self.init(status: 422, code: error.code.rawValue, message: "The purchase's appAccountToken names another user.")
+        default:
+            self.init(status: 422, code: error.code.rawValue, message: "The signed App Store data failed verification.")
         }
     }
 
@@ -129,6 +144,9 @@ struct FailedRequest: Sendable {
             self.error = APIError(error)
             reason = error.reason
         case let error as SessionError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as AppStoreError:
             self.error = APIError(error)
             reason = error.reason
         case let error as ProviderKeyError:

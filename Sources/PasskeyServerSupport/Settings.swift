@@ -81,6 +81,8 @@ public struct Settings: Sendable {
     public var identity: IdentitySettings
     /// Sessions after sign-in (`PASSKEYD_SESSION*`; SessionSettings.swift); nil when off.
     public var sessions: SessionSettings?
+    /// App Store signed data (`PASSKEYD_APPSTORE_*`; AppStoreSettings.swift); nil when off.
+    public var appStore: AppStoreSettings?
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -308,18 +310,20 @@ public struct Settings: Sendable {
 
         identity = try IdentitySettings(reader, warnings: &warnings)
         sessions = try SessionSettings.load(reader, rpID: rpID, warnings: &warnings)
+        appStore = try AppStoreSettings.load(reader, warnings: &warnings)
 
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {
             warnings.append("PASSKEYD_DEMO: the demo page is on: anyone who reaches /demo can register passkeys (no API key); not for production")
         }
 
+        let featureVariables = SessionSettings.variables + AppStoreSettings.variables
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
-            guard !Self.variables.contains(name), !SessionSettings.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
+            guard !Self.variables.contains(name), !featureVariables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
                 !name.hasPrefix("PASSKEYD_IDTOKEN_"),
                 !Self.foreignPrefixes.contains(where: { name.hasPrefix($0) })
             else { continue }
-            let near = (Self.variables + SessionSettings.variables).first { $0.hasPrefix(name) || name.hasPrefix($0) }
+            let near = (Self.variables + featureVariables).first { $0.hasPrefix(name) || name.hasPrefix($0) }
             warnings.append("\(name): unknown variable, ignored" + (near.map { " (did you mean \($0)?)" } ?? ""))
         }
         self.warnings = warnings
