@@ -206,7 +206,7 @@ let package = Package(
         // writes the seed corpora.
         .executableTarget(
             name: "PasskeyFuzz",
-            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto", "IdentityCore", "JOSE"],
+            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto", "IdentityCore", "JOSE", "AppleSignedData"],
             swiftSettings: strictSettings
         ),
 

@@ -17,6 +17,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case base64
     case jws
     case idToken = "idtoken"
+    case appStore = "appstore"
 
     /// Runs one input.
     /// - Returns: whether the input was accepted (decoded, imported, verified) by the code under test.
@@ -31,6 +32,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .base64: FuzzTarget.base64(input)
         case .jws: FuzzTarget.jws(input)
         case .idToken: FuzzTarget.idToken(input)
+        case .appStore: FuzzTarget.appStore(input)
         }
     }
 

@@ -85,6 +85,7 @@ enum Seeds {
             for token in compactJWSTokens(in: Array(data)) {
                 add(.jws, token)
                 if name.hasPrefix("idtoken/") { add(.idToken, token) }
+                if name.hasPrefix("storekit/") { add(.appStore, token) }
                 addJWSParts(token, add: add)
             }
         }

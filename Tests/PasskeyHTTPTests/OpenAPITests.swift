@@ -1,3 +1,4 @@
+import AppleSignedData
 import COSECrypto
 import Foundation
 import IdentityCore
@@ -349,7 +350,11 @@ struct OpenAPIHarness {
             policy: Self.sessionPolicy, logger: logger)
         var sessions = SessionService(policy: Self.sessionPolicy, store: store, keys: keys, logger: logger)
         sessions.issueOnRegistration = true
-        router = buildRouter(service: service, identity: identity, sessions: sessions, configuration: configuration)
+        let appStore = AppStoreService(
+            policy: AppStorePolicy(roots: TrustAnchors([StoreKitVectors.kit.root]), bundleID: "com.example", environments: [.sandbox]),
+            store: store, metricsFactory: NOOPMetricsHandler.instance)
+        router = buildRouter(
+            service: service, identity: identity, sessions: sessions, appStore: appStore, configuration: configuration)
         app = Application(responder: RouteRecorder(router: router.buildResponder()))
     }
 }
@@ -444,6 +449,10 @@ enum ProducibleErrors {
         }
         for code in SessionError.Code.allCases {
             let error = APIError(SessionError(code, ""))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in AppStoreError.Code.allCases {
+            let error = APIError(AppStoreError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
         return pairs
@@ -813,6 +822,28 @@ struct OpenAPITests {
             #expect(try await call(.post, "/v1/registration/finish", #"{"credential":1}"#).errorCode == "malformed_response")
             let large = "{\"pad\":\"" + String(repeating: "x", count: 70 * 1024) + "\"}"
             #expect(try await call(.post, "/v1/authentication/begin", large).status == 413)
+
+            // App Store: a purchase posted for ada, her entitlements, renewal information, a notification and its
+            // replay, refusals.
+            let kit = StoreKitVectors.kit
+            let ada = creation.user.id
+            let token = AppAccountToken.derive(userHandle: try #require(Base64URL.decodeStrict(ada)))
+            let millis = Int64(Date().timeIntervalSince1970 * 1000)
+            let bought = try kit.sign(kit.transaction(id: "9001", purchase: millis - 1000, expires: millis + 86_400_000, ["appAccountToken": token]))
+            let posted = try await call(.post, "/v1/appstore/transactions", #"{"userId":"\#(ada)","signedTransaction":"\#(bought)"}"#)
+            #expect(posted.status == 201)
+            #expect(try await call(.post, "/v1/appstore/transactions", #"{"userId":"\#(ada)","signedTransaction":"\#(bought)"}"#).status == 200)
+            let renewal = try kit.sign(kit.renewal(original: "9001", signed: millis))
+            #expect(try await call(.post, "/v1/appstore/renewals", #"{"signedRenewalInfo":"\#(renewal)"}"#).status == 200)
+            let notice = try kit.sign(kit.notification(type: "DID_RENEW", signed: millis, transaction: bought, renewal: renewal))
+            #expect(try await call(.post, "/v1/appstore/notifications", #"{"signedPayload":"\#(notice)"}"#, headers: [:]).status == 200)
+            #expect(try await call(.post, "/v1/appstore/notifications", #"{"signedPayload":"\#(notice)"}"#, headers: [:]).json?["duplicate"] == .bool(true))
+            let owned = try await call(.get, "/v1/users/\(ada)/entitlements")
+            #expect(owned.status == 200 && owned.json?["entitlements"]?.asArray?.count == 1)
+            #expect(try await call(.get, "/v1/users/!!/entitlements").status == 400)
+            #expect(try await call(.post, "/v1/appstore/transactions", #"{"userId":"\#(ada)","signedTransaction":"a.b"}"#).status == 400)
+            let vector = try StoreKitVectors.text("generated/wrong-bundle.jws")
+            #expect(try await call(.post, "/v1/appstore/transactions", #"{"userId":"\#(ada)","signedTransaction":"\#(vector)"}"#).status == 422)
 
             // Admin API.
             let admin = Self.bearerAdmin
