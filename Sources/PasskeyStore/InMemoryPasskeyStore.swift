@@ -20,6 +20,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     var retiredRefreshTokens: [[UInt8]: [UInt8]] = [:]
     var handoffRecords: [[UInt8]: StoredHandoff] = [:]
     var signingKeyRecords: [String: StoredSigningKey] = [:]
+    /// App Attest keys by key id (InMemoryPasskeyStore+AppAttest.swift).
+    var appAttestKeys: [[UInt8]: StoredAppAttestKey] = [:]
     let revokeSessionsOnDelete: Bool
     let now: @Sendable () -> Date
     private let caps: CeremonyCaps
@@ -164,6 +166,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         queueRevocations(ofIdentities: identities.map(\.id))
         identityRecords = identityRecords.filter { $0.value.userHandle != handle }
         removeSessionsAndHandoffs(ofUser: handle)
+        removeAppAttestKeys(ofUser: handle)
         record(.userDeleted, audit, user: handle, credential: nil)
         return true
     }
