@@ -4,6 +4,7 @@ import IdentityCore
 import PasskeyStore
 import WebAuthnCore
 import SessionCore
+import AppleSignedData
 
 /// An error as clients see it: a 4xx/5xx status and a stable snake_case code. Details stay in the logs.
 public struct APIError: Error, Sendable, Equatable {
@@ -129,6 +130,9 @@ struct FailedRequest: Sendable {
             self.error = APIError(error)
             reason = error.reason
         case let error as SessionError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as AppAttestError:
             self.error = APIError(error)
             reason = error.reason
         case let error as ProviderKeyError:

@@ -65,7 +65,8 @@ enum Access: Sendable {
 /// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise),
 /// `/openapi.json` and, when the configuration has an exporter, `/metrics`.
 public func buildRouter(
-    service: CeremonyService, identity: IdentityService? = nil, sessions: SessionService? = nil, configuration: HTTPConfiguration = .init()
+    service: CeremonyService, identity: IdentityService? = nil, sessions: SessionService? = nil, configuration: HTTPConfiguration = .init(),
+    appAttest: AppAttestService? = nil
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
     let api = API(service: service, identity: identity, sessions: sessions, configuration: configuration)
@@ -95,6 +96,7 @@ public func buildRouter(
     }
     if let identity { addIdentityRoutes(to: router, api: api, service: identity) }
     if let sessions { addSessionRoutes(to: router, api: api, service: sessions) }
+    if let appAttest { addAppAttestRoutes(to: router, api: api, service: appAttest) }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }

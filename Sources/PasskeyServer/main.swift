@@ -109,6 +109,10 @@ do {
         try await keys.rotateIfDue(force: arguments.first == "rotate-session-key")
         sessions = session
     }
+    // App Attest: present when PASSKEYD_APPATTEST_APP_IDS is set.
+    let appAttest = settings.appAttest.map {
+        AppAttestService(configuration: $0.configuration, store: store, challengeTimeout: $0.challengeTimeout, metricsFactory: MetricsSystem.factory)
+    }
     if arguments.first == "rotate-session-key" {
         guard let sessions, case .database = settings.sessions?.keys else {
             FileHandle.standardError.write(Data("passkeyd: rotate-session-key needs PASSKEYD_SESSIONS=on without PASSKEYD_SESSION_KEY_FILES\n".utf8))
@@ -259,9 +263,10 @@ do {
             "fido_conformance": .stringConvertible(settings.fidoConformance),
             "idtoken_providers": .array(settings.identity.providers.map { .string($0.profile.name) }),
             "sessions": .stringConvertible(sessions != nil),
+            "appattest": .stringConvertible(appAttest != nil),
         ])
     let app = Application(
-        router: buildRouter(service: service, identity: identity, sessions: sessions, configuration: http), server: settings.serverLimits.server,
+        router: buildRouter(service: service, identity: identity, sessions: sessions, configuration: http, appAttest: appAttest), server: settings.serverLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are

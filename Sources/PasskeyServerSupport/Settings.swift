@@ -81,6 +81,8 @@ public struct Settings: Sendable {
     public var identity: IdentitySettings
     /// Sessions after sign-in (`PASSKEYD_SESSION*`; SessionSettings.swift); nil when off.
     public var sessions: SessionSettings?
+    /// App Attest (`PASSKEYD_APPATTEST_*`; AppAttestSettings.swift); nil when off.
+    public var appAttest: AppAttestSettings?
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -308,6 +310,7 @@ public struct Settings: Sendable {
 
         identity = try IdentitySettings(reader, warnings: &warnings)
         sessions = try SessionSettings.load(reader, rpID: rpID, warnings: &warnings)
+        appAttest = try AppAttestSettings.load(reader, warnings: &warnings)
 
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {
@@ -316,10 +319,11 @@ public struct Settings: Sendable {
 
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
             guard !Self.variables.contains(name), !SessionSettings.variables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
+                !AppAttestSettings.variables.contains(name),
                 !name.hasPrefix("PASSKEYD_IDTOKEN_"),
                 !Self.foreignPrefixes.contains(where: { name.hasPrefix($0) })
             else { continue }
-            let near = (Self.variables + SessionSettings.variables).first { $0.hasPrefix(name) || name.hasPrefix($0) }
+            let near = (Self.variables + SessionSettings.variables + AppAttestSettings.variables).first { $0.hasPrefix(name) || name.hasPrefix($0) }
             warnings.append("\(name): unknown variable, ignored" + (near.map { " (did you mean \($0)?)" } ?? ""))
         }
         self.warnings = warnings
