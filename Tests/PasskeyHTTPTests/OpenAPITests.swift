@@ -1,3 +1,4 @@
+import AppleSignedData
 import COSECrypto
 import Foundation
 import IdentityCore
@@ -325,6 +326,8 @@ struct OpenAPIHarness {
     static let apiKey = "api-key-1"
     static let adminKey = "admin-key-1"
     static let sessionPolicy = SessionPolicy(issuer: "https://openapi.passkeyd.test", audiences: ["https://api.example"])
+    static let appAttestAppID = "ABCDE12345.com.example.openapi"
+    static let appAttestDevice = try! SoftAppAttest()
 
     let router: Router<PasskeyRequestContext>
     let app: Application<RouteRecorder>
@@ -349,7 +352,11 @@ struct OpenAPIHarness {
             policy: Self.sessionPolicy, logger: logger)
         var sessions = SessionService(policy: Self.sessionPolicy, store: store, keys: keys, logger: logger)
         sessions.issueOnRegistration = true
-        router = buildRouter(service: service, identity: identity, sessions: sessions, configuration: configuration)
+        // App Attest on, with the software device's test root (AppAttestHTTPTests checks its replies).
+        let appAttest = AppAttestService(
+            configuration: AppAttestConfiguration(apps: [AppAttestApp(appID: Self.appAttestAppID)!], roots: Self.appAttestDevice.trustAnchors),
+            store: store)
+        router = buildRouter(service: service, identity: identity, sessions: sessions, configuration: configuration, appAttest: appAttest)
         app = Application(responder: RouteRecorder(router: router.buildResponder()))
     }
 }
@@ -444,6 +451,10 @@ enum ProducibleErrors {
         }
         for code in SessionError.Code.allCases {
             let error = APIError(SessionError(code, ""))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in AppAttestError.Code.allCases {
+            let error = APIError(AppAttestError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
         return pairs
