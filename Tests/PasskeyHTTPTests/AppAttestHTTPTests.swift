@@ -176,6 +176,20 @@ struct AppAttestHTTPTests {
         }
     }
 
+    @Test("with development allowed: a development key is stored as development and its assertions work")
+    func developmentAllowed() async throws {
+        try await AppAttestInstance.run(allowDevelopment: true) { instance, client in
+            var options = SoftAppAttest.Options()
+            options.development = true
+            let key = try SoftAppAttest.Key()
+            let reply = try await instance.attest(client, key, options: options)
+            #expect(reply.status == 201 && reply.json["environment"] as? String == "development")
+            #expect(try await instance.assert(client, key, counter: 1).status == 200)
+            let production = try SoftAppAttest.Key()
+            #expect(try await instance.attest(client, production).json["environment"] as? String == "production")
+        }
+    }
+
     @Test("attestation with a userId: attached to that user; an unknown user is 404 user_unknown and stores nothing")
     func userAttachment() async throws {
         try await AppAttestInstance.run { instance, client in
