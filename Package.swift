@@ -259,7 +259,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AppleSignedDataTests",
-            dependencies: ["AppleSignedData", "WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel"],
+            dependencies: [
+                "AppleSignedData", "WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel",
+                "WebAuthnTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

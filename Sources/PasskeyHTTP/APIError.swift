@@ -5,6 +5,7 @@ import IdentityCore
 import PasskeyStore
 import WebAuthnCore
 import SessionCore
+import AppleSignedData
 
 /// An error as clients see it: a 4xx/5xx status and a stable snake_case code. Details stay in the logs.
 public struct APIError: Error, Sendable, Equatable {
@@ -147,6 +148,9 @@ struct FailedRequest: Sendable {
             self.error = APIError(error)
             reason = error.reason
         case let error as AppStoreError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as AppAttestError:
             self.error = APIError(error)
             reason = error.reason
         case let error as ProviderKeyError:

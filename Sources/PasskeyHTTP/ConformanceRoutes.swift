@@ -275,7 +275,7 @@ extension API {
                 try Self.checkBinding(response.challenge, session: sessionChallenge)
                 consumed = true
                 _ = try await service.finishAuthentication(response)
-            case .idToken:
+            case .idToken, .appAttest:
                 preconditionFailure("conformance sessions are passkey ceremonies")
             }
         } catch {

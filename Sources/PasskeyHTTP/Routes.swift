@@ -66,7 +66,7 @@ enum Access: Sendable {
 /// `/openapi.json` and, when the configuration has an exporter, `/metrics`.
 public func buildRouter(
     service: CeremonyService, identity: IdentityService? = nil, sessions: SessionService? = nil,
-    appStore: AppStoreService? = nil, configuration: HTTPConfiguration = .init()
+    appStore: AppStoreService? = nil, appAttest: AppAttestService? = nil, configuration: HTTPConfiguration = .init()
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
     let api = API(service: service, identity: identity, sessions: sessions, configuration: configuration)
@@ -97,6 +97,7 @@ public func buildRouter(
     if let identity { addIdentityRoutes(to: router, api: api, service: identity) }
     if let sessions { addSessionRoutes(to: router, api: api, service: sessions) }
     if let appStore { addAppStoreRoutes(to: router, api: api, service: appStore) }
+    if let appAttest { addAppAttestRoutes(to: router, api: api, service: appAttest) }
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }

@@ -111,6 +111,10 @@ do {
     }
     // App Store signed data: verified offline against the configured Apple root, kept in PostgreSQL.
     let appStore = settings.appStore.map { AppStoreService(policy: $0.policy, store: store, metricsFactory: MetricsSystem.factory) }
+    // App Attest: present when PASSKEYD_APPATTEST_APP_IDS is set.
+    let appAttest = settings.appAttest.map {
+        AppAttestService(configuration: $0.configuration, store: store, challengeTimeout: $0.challengeTimeout, metricsFactory: MetricsSystem.factory)
+    }
     if arguments.first == "rotate-session-key" {
         guard let sessions, case .database = settings.sessions?.keys else {
             FileHandle.standardError.write(Data("passkeyd: rotate-session-key needs PASSKEYD_SESSIONS=on without PASSKEYD_SESSION_KEY_FILES\n".utf8))
@@ -262,10 +266,12 @@ do {
             "idtoken_providers": .array(settings.identity.providers.map { .string($0.profile.name) }),
             "sessions": .stringConvertible(sessions != nil),
             "appstore": .stringConvertible(appStore != nil),
+            "appattest": .stringConvertible(appAttest != nil),
         ])
     let app = Application(
         router: buildRouter(
-            service: service, identity: identity, sessions: sessions, appStore: appStore, configuration: http), server: settings.serverLimits.server,
+            service: service, identity: identity, sessions: sessions, appStore: appStore, appAttest: appAttest, configuration: http),
+        server: settings.serverLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are

@@ -83,6 +83,8 @@ public struct Settings: Sendable {
     public var sessions: SessionSettings?
     /// App Store signed data (`PASSKEYD_APPSTORE_*`; AppStoreSettings.swift); nil when off.
     public var appStore: AppStoreSettings?
+    /// App Attest (`PASSKEYD_APPATTEST_*`; AppAttestSettings.swift); nil when off.
+    public var appAttest: AppAttestSettings?
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -311,13 +313,14 @@ public struct Settings: Sendable {
         identity = try IdentitySettings(reader, warnings: &warnings)
         sessions = try SessionSettings.load(reader, rpID: rpID, warnings: &warnings)
         appStore = try AppStoreSettings.load(reader, warnings: &warnings)
+        appAttest = try AppAttestSettings.load(reader, warnings: &warnings)
 
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {
             warnings.append("PASSKEYD_DEMO: the demo page is on: anyone who reaches /demo can register passkeys (no API key); not for production")
         }
 
-        let featureVariables = SessionSettings.variables + AppStoreSettings.variables
+        let featureVariables = SessionSettings.variables + AppStoreSettings.variables + AppAttestSettings.variables
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
             guard !Self.variables.contains(name), !featureVariables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
                 !name.hasPrefix("PASSKEYD_IDTOKEN_"),

@@ -27,6 +27,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     var appStoreTransactions: [String: AppStoreTransaction] = [:]
     var appStoreRenewals: [String: AppStoreRenewalInfo] = [:]
     var appStoreNotificationIDs: Set<String> = []
+    /// App Attest keys by key id (InMemoryPasskeyStore+AppAttest.swift).
+    var appAttestKeys: [[UInt8]: StoredAppAttestKey] = [:]
     let revokeSessionsOnDelete: Bool
     let now: @Sendable () -> Date
     private let caps: CeremonyCaps
@@ -174,6 +176,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         queueRevocations(ofIdentities: identities.map(\.id))
         identityRecords = identityRecords.filter { $0.value.userHandle != handle }
         removeSessionsAndHandoffs(ofUser: handle)
+        removeAppAttestKeys(ofUser: handle)
         record(.userDeleted, audit, user: handle, credential: nil)
         return true
     }

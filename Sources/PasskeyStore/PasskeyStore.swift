@@ -97,6 +97,9 @@ public enum CeremonyKind: String, Sendable, Hashable, Codable {
     /// A pending ID-token sign-in (the challenge is the session id; the state is the provider and the nonce): the
     /// same single-use row, caps and purge as a passkey ceremony, and a passkey challenge is never a session.
     case idToken = "idtoken"
+    /// An App Attest challenge (`POST /v1/appattest/challenge`): the challenge is the row's key, the state is empty;
+    /// taken once by the attestation or assertion that names it.
+    case appAttest = "appattest"
 }
 
 /// What a registration does with its user, decided at begin and kept with the ceremony (never taken from the

@@ -326,6 +326,8 @@ struct OpenAPIHarness {
     static let apiKey = "api-key-1"
     static let adminKey = "admin-key-1"
     static let sessionPolicy = SessionPolicy(issuer: "https://openapi.passkeyd.test", audiences: ["https://api.example"])
+    static let appAttestAppID = "ABCDE12345.com.example.openapi"
+    static let appAttestDevice = try! SoftAppAttest()
 
     let router: Router<PasskeyRequestContext>
     let app: Application<RouteRecorder>
@@ -353,8 +355,13 @@ struct OpenAPIHarness {
         let appStore = AppStoreService(
             policy: AppStorePolicy(roots: TrustAnchors([StoreKitVectors.kit.root]), bundleID: "com.example", environments: [.sandbox]),
             store: store, metricsFactory: NOOPMetricsHandler.instance)
+        // App Attest on, with the software device's test root (AppAttestHTTPTests checks its replies).
+        let appAttest = AppAttestService(
+            configuration: AppAttestConfiguration(apps: [AppAttestApp(appID: Self.appAttestAppID)!], roots: Self.appAttestDevice.trustAnchors),
+            store: store)
         router = buildRouter(
-            service: service, identity: identity, sessions: sessions, appStore: appStore, configuration: configuration)
+            service: service, identity: identity, sessions: sessions, appStore: appStore, appAttest: appAttest,
+            configuration: configuration)
         app = Application(responder: RouteRecorder(router: router.buildResponder()))
     }
 }
@@ -453,6 +460,10 @@ enum ProducibleErrors {
         }
         for code in AppStoreError.Code.allCases {
             let error = APIError(AppStoreError(code, ""))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in AppAttestError.Code.allCases {
+            let error = APIError(AppAttestError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
         return pairs

@@ -30,6 +30,25 @@ public struct AttestedCredentialData: Sendable {
     public let publicKey: CBORValue
 }
 
+/// How the bytes after signCount are laid out. WebAuthn's (§6.1, the default) follows the AT and ED flags; App Attest
+/// reuses the format with two differences: its assertions set AT (0x40) yet carry no attested credential data, and
+/// newer iOS versions append an extensions map without setting ED.
+public struct AuthenticatorDataLayout: Sendable, Hashable {
+    /// Attested credential data follows when AT is set (false: it never does, whatever AT says).
+    public var attestedCredentialDataByFlag: Bool
+    /// Bytes left after the attested credential data are read as one extensions map even when ED is clear (it
+    /// must still be a single CBOR map that ends the data).
+    public var extensionsWithoutFlag: Bool
+
+    public init(attestedCredentialDataByFlag: Bool, extensionsWithoutFlag: Bool) {
+        self.attestedCredentialDataByFlag = attestedCredentialDataByFlag
+        self.extensionsWithoutFlag = extensionsWithoutFlag
+    }
+
+    /// WebAuthn §6.1: the flags say what follows, nothing else may.
+    public static let webAuthn = AuthenticatorDataLayout(attestedCredentialDataByFlag: true, extensionsWithoutFlag: false)
+}
+
 /// Parsed authenticator data (§6.1): rpIdHash ‖ flags ‖ signCount ‖ [attested credential data] ‖ [extensions].
 public struct AuthenticatorData: Sendable {
     /// The raw bytes, as signed.
@@ -53,8 +72,11 @@ public struct AuthenticatorData: Sendable {
         allowIndefiniteLength: true, requireMinimalIntegers: false)
 
     /// Parses authenticator data. Everything must be consumed: leftover bytes are an error.
+    /// - Parameters:
+    ///   - bytes: the authenticator data.
+    ///   - layout: what follows signCount (WebAuthn's unless a format defines its own).
     /// - Throws: `malformedAuthenticatorData` (or `invalidPublicKey` when the COSE key is not CBOR).
-    public init(bytes: [UInt8]) throws(WebAuthnError) {
+    public init(bytes: [UInt8], layout: AuthenticatorDataLayout = .webAuthn) throws(WebAuthnError) {
         guard bytes.count >= 37 else {
             throw WebAuthnError(.malformedAuthenticatorData, "authenticator data is \(bytes.count) bytes, at least 37 needed")
         }
@@ -64,7 +86,7 @@ public struct AuthenticatorData: Sendable {
         self.signCount = UInt32(bytes[33]) << 24 | UInt32(bytes[34]) << 16 | UInt32(bytes[35]) << 8 | UInt32(bytes[36])
         var offset = 37
 
-        if flags.contains(.attestedCredentialData) {
+        if flags.contains(.attestedCredentialData) && layout.attestedCredentialDataByFlag {
             guard bytes.count >= offset + 18 else {
                 throw WebAuthnError(.malformedAuthenticatorData, "AT set but attested credential data is truncated")
             }
@@ -91,7 +113,7 @@ public struct AuthenticatorData: Sendable {
             attestedCredentialData = nil
         }
 
-        if flags.contains(.extensionData) {
+        if flags.contains(.extensionData) || (layout.extensionsWithoutFlag && offset < bytes.count) {
             guard offset < bytes.count else {
                 throw WebAuthnError(.malformedAuthenticatorData, "ED set but no extension data")
             }

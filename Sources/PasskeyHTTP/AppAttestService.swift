@@ -1,0 +1,128 @@
+public import AppleSignedData
+public import COSECrypto
+public import Foundation
+public import Metrics
+public import PasskeyStore
+
+/// App Attest for the app's backend (present when `PASSKEYD_APPATTEST_APP_IDS` is set): single-use challenges,
+/// attestations verified with AppleSignedData and stored, assertions verified against the stored key with the
+/// counter advanced by a conditional update. The pure rules are AppleSignedData's; this adds the store, the clock,
+/// randomness and the metrics
+///
+///     passkeyd_appattest_total{operation="attestation"|"assertion", outcome="accepted"|<error code>}
+public struct AppAttestService: Sendable {
+    /// Apps, environments and the root.
+    public let configuration: AppAttestConfiguration
+    /// Challenges (ceremonies of kind `appattest`) and keys.
+    public let store: any PasskeyStore & AppAttestStore
+    /// How long a challenge stays usable.
+    public let challengeTimeout: TimeInterval
+    let now: @Sendable () -> Date
+    let random: @Sendable (Int) -> [UInt8]
+    private let counters: [String: Counter]
+
+    /// Challenge length in bytes.
+    public static let challengeLength = 32
+
+    public init(
+        configuration: AppAttestConfiguration, store: any PasskeyStore & AppAttestStore, challengeTimeout: TimeInterval = 300,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable (Int) -> [UInt8] = SecureRandom.bytes(count:)
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.challengeTimeout = challengeTimeout
+        self.now = now
+        self.random = random
+        let outcomes = ["accepted", "error"] + AppAttestError.Code.allCases.map(\.rawValue)
+        var counters: [String: Counter] = [:]
+        for operation in ["attestation", "assertion"] {
+            for outcome in outcomes {
+                counters["\(operation)/\(outcome)"] = Counter(
+                    label: "passkeyd_appattest_total", dimensions: [("operation", operation), ("outcome", outcome)],
+                    factory: metricsFactory)
+            }
+        }
+        self.counters = counters
+    }
+
+    /// A new challenge, saved until it expires or is used.
+    public func challenge() async throws -> (challenge: [UInt8], expiresAt: Date) {
+        let challenge = random(Self.challengeLength)
+        let expiresAt = now().addingTimeInterval(challengeTimeout)
+        try await store.saveCeremony(PendingCeremony(
+            challenge: challenge, kind: .appAttest, userHandle: nil, state: [], expiresAt: expiresAt))
+        return (challenge, expiresAt)
+    }
+
+    /// Verifies and stores an attestation. The challenge is used up first, whatever the outcome.
+    /// - Parameters:
+    ///   - keyID: the key identifier from `generateKey` (32 bytes).
+    ///   - attestationObject: from `attestKey(keyId, clientDataHash: SHA256(challenge))`.
+    ///   - challenge: a challenge from ``challenge()``; its SHA-256 is the clientDataHash.
+    ///   - userHandle: the user to attach the key to, if any (must exist).
+    /// - Throws: ``AppAttestError`` (the check that failed, `challengeInvalid`, `keyExists`), ``StoreError``
+    ///   (`userUnknown`, storage).
+    public func attest(
+        keyID: [UInt8], attestationObject: [UInt8], challenge: [UInt8], userHandle: [UInt8]?
+    ) async throws -> StoredAppAttestKey {
+        try await counted("attestation") {
+            try await take(challenge)
+            let verified = try AppAttest.verifyAttestation(
+                attestationObject, keyID: keyID, clientDataHash: Digest.sha256(challenge), configuration: configuration, now: now())
+            switch try await store.saveAppAttestKey(verified, userHandle: userHandle) {
+            case .saved(let key): return key
+            case .exists: throw AppAttestError(.keyExists, "the key id is already attested")
+            case .userUnknown: throw StoreError(.userUnknown, "no user with this handle")
+            }
+        }
+    }
+
+    /// Verifies an assertion and advances the key's counter. The challenge inside `clientData` is used up first,
+    /// whatever the outcome.
+    /// - Parameters:
+    ///   - keyID: the key identifier.
+    ///   - assertion: from `generateAssertion(keyId, clientDataHash: SHA256(clientData))`.
+    ///   - clientData: the exact bytes the app hashed: a JSON object whose `challenge` member is a challenge from
+    ///     ``challenge()`` (base64url).
+    /// - Returns: the key with its new counter.
+    /// - Throws: ``AppAttestError``, ``StoreError``.
+    public func assert(keyID: [UInt8], assertion: [UInt8], clientData: [UInt8]) async throws -> StoredAppAttestKey {
+        try await counted("assertion") {
+            let challenge = try AppAttest.clientDataChallenge(clientData)
+            try await take(challenge)
+            guard let key = try await store.appAttestKey(id: keyID) else {
+                throw AppAttestError(.keyUnknown, "no attested key has this id")
+            }
+            let counter = try AppAttest.verifyAssertion(assertion, clientData: clientData, key: key.state)
+            // The conditional update decides between concurrent assertions: zero rows means another one with this
+            // counter or a higher one was stored first.
+            guard try await store.advanceAppAttestCounter(keyID: keyID, to: counter) else {
+                throw AppAttestError(.counterNotIncreasing, "counter \(counter) was reached concurrently")
+            }
+            return StoredAppAttestKey(
+                keyID: key.keyID, userHandle: key.userHandle, appID: key.appID, environment: key.environment,
+                publicKey: key.publicKey, counter: counter, receipt: key.receipt, createdAt: key.createdAt, lastUsedAt: now())
+        }
+    }
+
+    /// Takes an unexpired, unused challenge of kind `appattest`.
+    func take(_ challenge: [UInt8]) async throws {
+        guard challenge.count == Self.challengeLength,
+              try await store.takeCeremony(challenge: challenge, kind: .appAttest) != nil
+        else { throw AppAttestError(.challengeInvalid, "the challenge is unknown, expired or already used") }
+    }
+
+    /// Runs `body` and counts its outcome.
+    func counted<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            counters["\(operation)/accepted"]?.increment()
+            return value
+        } catch {
+            let outcome = (error as? AppAttestError)?.code.rawValue ?? "error"
+            counters["\(operation)/\(outcome)"]?.increment()
+            throw error
+        }
+    }
+}
