@@ -18,6 +18,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case jws
     case idToken = "idtoken"
     case appStore = "appstore"
+    case appAttest = "appattest"
 
     /// Runs one input.
     /// - Returns: whether the input was accepted (decoded, imported, verified) by the code under test.
@@ -33,6 +34,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .jws: FuzzTarget.jws(input)
         case .idToken: FuzzTarget.idToken(input)
         case .appStore: FuzzTarget.appStore(input)
+        case .appAttest: FuzzTarget.appAttest(input)
         }
     }
 

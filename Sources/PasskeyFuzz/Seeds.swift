@@ -90,6 +90,22 @@ enum Seeds {
             }
         }
 
+        // App Attest: every base64 / base64url run in the App Attest vectors that decodes to a CBOR map (attestation
+        // objects, assertions), wherever it sits (a .b64 file, a JSON member, a YAML document); lines of a wrapped
+        // base64 file are joined first.
+        let appAttest = vectors + "/apple/appattest"
+        for name in (FileManager.default.subpaths(atPath: appAttest) ?? []).sorted() {
+            guard let data = FileManager.default.contents(atPath: appAttest + "/" + name), data.count < 1 << 20 else { continue }
+            let text = name.hasSuffix(".b64") ? Array(data.filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }) : Array(data)
+            for run in base64Runs(in: text) {
+                let string = String(decoding: run, as: UTF8.self)
+                guard let decoded = Data(base64Encoded: string).map(Array.init) ?? Base64URL.decode(string.replacingOccurrences(of: "=", with: "")),
+                    let first = decoded.first, (0xA0...0xBF).contains(first)
+                else { continue }
+                add(.appAttest, decoded)
+            }
+        }
+
         for (target, inputs) in seeds {
             let directory = output + "/" + target.rawValue
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -117,6 +133,31 @@ enum Seeds {
     }
 
     /// Runs of base64url characters with exactly two dots that start like a JSON header (`eyJ`).
+    /// Runs of at least 64 base64 or base64url characters (with `=` padding).
+    private static func base64Runs(in bytes: [UInt8]) -> [[UInt8]] {
+        func isBase64Byte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
+                true
+            default: false
+            }
+        }
+        var runs: [[UInt8]] = []
+        var start = 0
+        while start < bytes.count {
+            guard isBase64Byte(bytes[start]) else {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < bytes.count, isBase64Byte(bytes[end]) { end += 1 }
+            if end - start >= 64 { runs.append(Array(bytes[start..<end])) }
+            start = end
+        }
+        return runs
+    }
+
     private static func compactJWSTokens(in bytes: [UInt8]) -> [[UInt8]] {
         func isTokenByte(_ byte: UInt8) -> Bool {
             switch byte {

@@ -108,9 +108,14 @@ public struct AppAttestService: Sendable {
 
     /// Takes an unexpired, unused challenge of kind `appattest`.
     func take(_ challenge: [UInt8]) async throws {
-        guard challenge.count == Self.challengeLength,
-              try await store.takeCeremony(challenge: challenge, kind: .appAttest) != nil
-        else { throw AppAttestError(.challengeInvalid, "the challenge is unknown, expired or already used") }
+        // Written as IdentityService takes its sessions, through a plain `any PasskeyStore`: Swift 6.3.1's release
+        // optimiser crashed splitting this coroutine when it called through the composition existential in a guard.
+        let ceremonies: any PasskeyStore = store
+        var pending: PendingCeremony?
+        if challenge.count == Self.challengeLength {
+            pending = try await ceremonies.takeCeremony(challenge: challenge, kind: .appAttest)
+        }
+        guard pending != nil else { throw AppAttestError(.challengeInvalid, "the challenge is unknown, expired or already used") }
     }
 
     /// Runs `body` and counts its outcome.

@@ -34,7 +34,7 @@ func storeKit(_ arguments: [String]) throws {
         var changes: [String: Any] = ["signedDate": signed]
         if let token = flags["token"] { changes["appAccountToken"] = token }
         if flags["revoked"] == "yes" {
-            changes["revocationDate"] = signed
+            changes["revocationDate"] = now
             changes["revocationReason"] = 0
         }
         jws = try kit.sign(kit.transaction(

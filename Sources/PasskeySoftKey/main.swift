@@ -9,6 +9,8 @@
 //       prints an authentication finish body on stdout
 //   passkeyd-softkey storekit transaction|renewal|notification --certs DIR …
 //       prints StoreKit-shaped JWS signed with Apple's published TEST leaf key (StoreKit.swift)
+//   passkeyd-softkey appattest device|attest|assert --device FILE …
+//       a software App Attest device with its own test root (AppAttest.swift)
 //
 // The origin defaults to http://localhost:8080, passkeyd's default allowed origin.
 import COSECrypto
@@ -34,6 +36,7 @@ func options<T: Decodable>(_ type: T.Type, from input: Data) throws -> T {
 func run() throws {
     var arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == "storekit" { return try storeKit(Array(arguments.dropFirst())) }
+    if arguments.first == "appattest" { return try appAttest(Array(arguments.dropFirst())) }
     guard let command = arguments.first, ["register", "sign"].contains(command) else {
         throw UsageError(description: "usage: passkeyd-softkey register|sign --key FILE [--origin URL] [--algorithm ES256] [--nickname NAME]")
     }

@@ -18,6 +18,12 @@ public final class SoftAppAttest: Sendable {
         intermediate = try TestAttestationCA(intermediateOf: root, name: "passkeyd test App Attestation CA 1")
     }
 
+    /// A device from a saved root and intermediate (`passkeyd-softkey appattest` keeps them in a file).
+    public init(root: TestAttestationCA, intermediate: TestAttestationCA) {
+        self.root = root
+        self.intermediate = intermediate
+    }
+
     /// The root as trust anchors.
     public var trustAnchors: TrustAnchors { root.trustAnchors }
 
@@ -30,6 +36,9 @@ public final class SoftAppAttest: Sendable {
 
         /// Generates a key.
         public init() throws { privateKey = try PrivateKey.generate(for: .es256) }
+
+        /// A saved key.
+        public init(privateKey: PrivateKey) { self.privateKey = privateKey }
     }
 
     /// Knobs for attestations that break one rule.

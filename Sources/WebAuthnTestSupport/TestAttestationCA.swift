@@ -39,6 +39,19 @@ public final class TestAttestationCA: Sendable {
         anchor = parent.anchor
     }
 
+    /// A CA from its saved parts (a tool that keeps its test PKI in a file between runs).
+    /// - Parameters:
+    ///   - key: the issuing CA's key.
+    ///   - certificate: the issuing CA's certificate.
+    ///   - chain: certificates between it and the anchor, it first (`[]` for a root).
+    ///   - anchor: the self-signed root.
+    public init(key: PrivateKey, certificate: Certificate, chain: [Certificate], anchor: Certificate) {
+        rootKey = key
+        root = certificate
+        self.chain = chain
+        self.anchor = anchor
+    }
+
     /// The anchor as trust anchors.
     public var trustAnchors: TrustAnchors { TrustAnchors([anchor]) }
 
