@@ -1,4 +1,3 @@
-import AppleSignedData
 import WebAuthnModel
 import Foundation
 import IdentityCore

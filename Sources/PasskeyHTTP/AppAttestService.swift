@@ -94,6 +94,14 @@ public struct AppAttestService: Sendable {
             guard let key = try await store.appAttestKey(id: keyID) else {
                 throw AppAttestError(.keyUnknown, "no attested key has this id")
             }
+            // Configuration may have changed since the attestation: an app no longer listed, or development builds no
+            // longer allowed, stops its keys.
+            guard configuration.apps.contains(where: { $0.appID == key.appID }) else {
+                throw AppAttestError(.rpIDMismatch, "the key's app \(key.appID) is no longer configured")
+            }
+            guard configuration.environments.contains(key.environment) else {
+                throw AppAttestError(.aaguidMismatch, "the key's environment \(key.environment.rawValue) is no longer allowed")
+            }
             let counter = try AppAttest.verifyAssertion(assertion, clientData: clientData, key: key.state)
             // The conditional update decides between concurrent assertions: zero rows means another one with this
             // counter or a higher one was stored first.

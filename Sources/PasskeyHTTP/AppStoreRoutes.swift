@@ -9,7 +9,7 @@ import WebAuthnModel
 ///     POST /v1/appstore/transactions    {"userId", "signedTransaction"} → the transaction and the user's entitlements (API key)
 ///     POST /v1/appstore/renewals        {"signedRenewalInfo"} → the renewal information (API key)
 ///     POST /v1/appstore/notifications   {"signedPayload"} → 200 once applied and stored (public: Apple's signature is
-///                                       its authentication; Apple retries anything else)
+///                                       its authentication; Apple retries anything else); names no user
 ///     GET  /v1/users/:userId/entitlements  what the user's purchases grant now (API key)
 func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, service: AppStoreService) {
     router.post("/v1/appstore/transactions") { request, context in
@@ -46,10 +46,10 @@ func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, servi
                 throw APIError(status: 400, code: "malformed_json", message: "signedPayload is a required string.")
             }
             let (notification, outcome) = try await service.receiveNotification(signed.utf8)
+            // Public route: the answer names no user and no purchase (Apple reads only the status).
             return try api.json(status: .ok, AppStoreNotificationAnswer(
                 notificationUUID: notification.notificationUUID, notificationType: notification.notificationType,
-                subtype: notification.subtype, duplicate: outcome.duplicate, userId: outcome.userHandle.map(Base64URL.encode),
-                originalTransactionId: notification.transaction?.originalTransactionID ?? notification.renewalInfo?.originalTransactionID))
+                subtype: notification.subtype, duplicate: outcome.duplicate))
         }
     }
     router.get("/v1/users/:userId/entitlements") { request, context in
@@ -111,8 +111,6 @@ struct AppStoreNotificationAnswer: Encodable {
     let subtype: String?
     /// The UUID was applied before: nothing changed.
     let duplicate: Bool
-    let userId: String?
-    let originalTransactionId: String?
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -120,11 +118,9 @@ struct AppStoreNotificationAnswer: Encodable {
         try container.encode(notificationType, forKey: .notificationType)
         try container.encode(subtype, forKey: .subtype)
         try container.encode(duplicate, forKey: .duplicate)
-        try container.encode(userId, forKey: .userId)
-        try container.encode(originalTransactionId, forKey: .originalTransactionId)
     }
 
-    enum CodingKeys: String, CodingKey { case notificationUUID, notificationType, subtype, duplicate, userId, originalTransactionId }
+    enum CodingKeys: String, CodingKey { case notificationUUID, notificationType, subtype, duplicate }
 }
 
 struct EntitlementsAnswer: Encodable {

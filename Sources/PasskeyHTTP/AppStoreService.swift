@@ -66,7 +66,9 @@ public struct AppStoreService: Sendable {
             throw error
         }
         let outcome = try await store.applyNotification(notification)
-        metrics.recordNotification(type: notification.notificationType, outcome: outcome.duplicate ? "duplicate" : "applied")
+        metrics.recordNotification(
+            type: notification.notificationType,
+            outcome: outcome.duplicate ? "duplicate" : notification.ignoredProductID == nil ? "applied" : "ignored_product")
         return (notification, outcome)
     }
 
@@ -81,7 +83,8 @@ public struct AppStoreService: Sendable {
 }
 
 /// `passkeyd_appstore_notifications_total{type, outcome}`: notifications by Apple's type (only verified ones carry
-/// theirs; others count as `unverified`) and outcome (`applied`, `duplicate`, or the refusal's code).
+/// theirs; others count as `unverified`) and outcome (`applied`, `duplicate`, `ignored_product` for a product outside
+/// the allow-list, or the refusal's code).
 final class AppStoreMetrics: Sendable {
     static let notifications = "passkeyd_appstore_notifications_total"
     private let factory: any MetricsFactory

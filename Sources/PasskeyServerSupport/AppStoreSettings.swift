@@ -55,11 +55,25 @@ public struct AppStoreSettings: Sendable {
         var policy = AppStorePolicy(
             roots: roots, bundleID: bundleID, appAppleID: appAppleID, environments: environments,
             productIDs: reader.list("PASSKEYD_APPSTORE_PRODUCT_IDS").map(Set.init))
+        if !roots.certificates.contains(where: { Digest.sha256($0.derEncoded) == appleRootG3Fingerprint }) {
+            warnings.append("PASSKEYD_APPSTORE_ROOT_FILES: not Apple Root CA - G3 (SHA-256 63:34:3A:BF:…); real App Store data will fail")
+        }
         if try reader.boolean("PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS", default: false) {
+            // Unsigned Xcode data next to real purchases could overwrite them (a later signedDate wins): never both.
+            guard !environments.contains(.production) else {
+                throw ConfigurationError(
+                    "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS", "cannot be on while PASSKEYD_APPSTORE_ENVIRONMENTS accepts Production")
+            }
             policy = policy.unsafeAllowingLocalEnvironments()
             warnings.append(
                 "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS: Xcode and LocalTesting data is accepted WITHOUT Apple's signature: anyone can mint purchases; development only")
         }
         return AppStoreSettings(policy: policy)
     }
+
+    /// SHA-256 of Apple Root CA - G3 (DER): 63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79.
+    static let appleRootG3Fingerprint: [UInt8] = [
+        0x63, 0x34, 0x3A, 0xBF, 0xB8, 0x9A, 0x6A, 0x03, 0xEB, 0xB5, 0x7E, 0x9B, 0x3F, 0x5F, 0xA7, 0xBE,
+        0x7C, 0x4F, 0x5C, 0x75, 0x6F, 0x30, 0x17, 0xB3, 0xA8, 0xC4, 0x88, 0xC3, 0x65, 0x3E, 0x91, 0x79,
+    ]
 }

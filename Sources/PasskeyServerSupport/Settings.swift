@@ -314,6 +314,10 @@ public struct Settings: Sendable {
         sessions = try SessionSettings.load(reader, rpID: rpID, warnings: &warnings)
         appStore = try AppStoreSettings.load(reader, warnings: &warnings)
         appAttest = try AppAttestSettings.load(reader, warnings: &warnings)
+        if apiKeys.isEmpty, appStore != nil || appAttest != nil {
+            warnings.append(
+                "PASSKEYD_API_KEYS: unset, so the App Store and App Attest routes are open: anyone can read a user's entitlements, post purchases and attach App Attest keys by user id; development only")
+        }
 
         demoPage = try reader.boolean("PASSKEYD_DEMO", default: false)
         if demoPage {

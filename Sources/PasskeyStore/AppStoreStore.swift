@@ -14,7 +14,8 @@ public enum AppStoreSaveOutcome: Sendable, Equatable {
 public struct AppStoreNotificationOutcome: Sendable, Equatable {
     /// The notification's UUID was seen before: nothing was applied again (Apple retries with the same UUID).
     public var duplicate: Bool
-    /// The user the purchase belongs to, when known (by an earlier post, or by the transaction's appAccountToken).
+    /// The user the purchase belongs to, when known (by an earlier post, or by the transaction's appAccountToken);
+    /// nil for a duplicate, which looks nothing up.
     public var userHandle: [UInt8]?
 
     public init(duplicate: Bool, userHandle: [UInt8]?) {

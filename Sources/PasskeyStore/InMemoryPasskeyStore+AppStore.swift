@@ -22,8 +22,7 @@ extension InMemoryPasskeyStore: AppStoreStore {
 
     public func applyNotification(_ notification: AppStoreNotification) -> AppStoreNotificationOutcome {
         guard appStoreNotificationIDs.insert(notification.notificationUUID).inserted else {
-            let original = notification.transaction?.originalTransactionID ?? notification.renewalInfo?.originalTransactionID
-            return AppStoreNotificationOutcome(duplicate: true, userHandle: original.flatMap { appStorePurchaseOwners[$0] ?? nil })
+            return AppStoreNotificationOutcome(duplicate: true, userHandle: nil)
         }
         var owner: [UInt8]?
         if let transaction = notification.transaction {

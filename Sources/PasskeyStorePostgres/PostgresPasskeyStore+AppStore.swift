@@ -117,15 +117,12 @@ extension PostgresPasskeyStore: AppStoreStore {
             bindings.append(original)
             bindings.append(notification.signedDate)
             let fresh = try connection.executePrepared(Self.appStoreInsertNotification, bindings).rowCount == 1
-            guard let original else { return AppStoreNotificationOutcome(duplicate: !fresh, userHandle: nil) }
+            // A retry or replay applies nothing, not even a claim of its purchase.
+            guard fresh else { return AppStoreNotificationOutcome(duplicate: true, userHandle: nil) }
+            guard let original else { return AppStoreNotificationOutcome(duplicate: false, userHandle: nil) }
             let owner = try Self.claimPurchase(
                 original, user: nil, appAccountToken: notification.transaction?.appAccountToken,
                 environment: notification.environment, on: connection)
-            guard fresh else {
-                // A retry: nothing is applied again. (The claim above changed nothing either: the purchase was
-                // recorded with the first delivery.)
-                return AppStoreNotificationOutcome(duplicate: true, userHandle: owner.handle)
-            }
             if let transaction = notification.transaction { _ = try Self.upsert(transaction, on: connection) }
             if let renewal = notification.renewalInfo { try Self.upsert(renewal, on: connection) }
             return AppStoreNotificationOutcome(duplicate: false, userHandle: owner.handle)

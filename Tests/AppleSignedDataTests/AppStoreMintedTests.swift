@@ -2,6 +2,7 @@ import AppleSignedData
 import COSECrypto
 import Foundation
 import Testing
+import WebAuthnModel
 import WebAuthnTestSupport
 
 /// Fresh StoreKit JWS minted with the test leaf key of the vectors: notifications, renewals, refunds, revocations
@@ -77,12 +78,15 @@ struct AppStoreMintedTests {
         #expect(Self.code { _ = try AppStoreJWS.verify(jws, policy: Self.policy, now: Self.now) } == .signatureInvalid)
     }
 
-    @Test("x5c of four certificates is refused; so is x5c[2] that is not a certificate")
+    @Test("x5c of four certificates is refused; alg is checked before the payload is read")
     func chainShape() throws {
         let four = try Self.kit.sign(
             Self.kit.transaction(id: "1", purchase: Self.t0, expires: nil),
             certificates: [Self.kit.leaf, Self.kit.intermediate, Self.kit.root, Self.kit.root])
         #expect(Self.code { _ = try AppStoreJWS.verify(four.utf8, policy: Self.policy, now: Self.now) } == .chainLengthInvalid)
+        // {"alg":"none","x5c":[]} with a payload that is not JSON: refused for its algorithm, the payload never parsed.
+        let none = Base64URL.encode(Array(#"{"alg":"none","x5c":[]}"#.utf8)) + "." + Base64URL.encode(Array("not json".utf8)) + "."
+        #expect(Self.code { _ = try AppStoreJWS.verify(none.utf8, policy: Self.policy, now: Self.now) } == .algorithmNotAllowed)
     }
 
     @Test("notification: outer and inner JWS verified; the transaction and renewal info come out")
@@ -119,13 +123,38 @@ struct AppStoreMintedTests {
         #expect(verify(bare) == .payloadMalformed)
         #expect(verify(Self.kit.notification(type: "TEST", signed: Self.t0, ["bundleId": "com.other"])) == .bundleIDMismatch)
         #expect(verify(Self.kit.notification(type: "TEST", signed: Self.t0, ["environment": "Production"])) == .environmentMismatch)
-        // appAppleId is checked while Production is accepted.
+        // appAppleId is checked on Production notifications; Sandbox ones carry none.
         var production = Self.policy
         production.environments = [.production, .sandbox]
-        let wrongApp = try Self.kit.sign(Self.kit.notification(type: "TEST", signed: Self.t0, ["appAppleId": 99]))
+        let wrongApp = try Self.kit.sign(Self.kit.notification(type: "TEST", signed: Self.t0, ["environment": "Production", "appAppleId": 99]))
         #expect(Self.code { _ = try AppStoreNotification.verify(signedPayload: wrongApp.utf8, policy: production, now: Self.now) } == .appAppleIDMismatch)
-        let rightApp = try Self.kit.sign(Self.kit.notification(type: "TEST", signed: Self.t0))
+        let noApp = try Self.kit.sign(Self.kit.notification(type: "TEST", signed: Self.t0, ["environment": "Production", "appAppleId": NSNull()]))
+        #expect(Self.code { _ = try AppStoreNotification.verify(signedPayload: noApp.utf8, policy: production, now: Self.now) } == .appAppleIDMismatch)
+        let rightApp = try Self.kit.sign(Self.kit.notification(type: "TEST", signed: Self.t0, ["environment": "Production"]))
         #expect(Self.code { _ = try AppStoreNotification.verify(signedPayload: rightApp.utf8, policy: production, now: Self.now) } == nil)
+        let sandbox = try Self.kit.sign(Self.kit.notification(type: "TEST", signed: Self.t0, ["appAppleId": NSNull()]))
+        #expect(Self.code { _ = try AppStoreNotification.verify(signedPayload: sandbox.utf8, policy: production, now: Self.now) } == nil)
+    }
+
+    @Test("a notification about a product outside the allow-list is verified and recorded, its purchase left out")
+    func ignoredProduct() throws {
+        var policy = Self.policy
+        policy.productIDs = ["com.example.monthly"]
+        let coins = try Self.kit.sign(Self.kit.transaction(id: "7", product: "com.example.coins", purchase: Self.t0, expires: nil))
+        let renewal = try Self.kit.sign(Self.kit.renewal(original: "7", signed: Self.t0))
+        let signed = try Self.kit.sign(Self.kit.notification(type: "ONE_TIME_CHARGE", signed: Self.t0, transaction: coins, renewal: renewal))
+        let notification = try AppStoreNotification.verify(signedPayload: signed.utf8, policy: policy, now: Self.now)
+        #expect(notification.ignoredProductID == "com.example.coins")
+        #expect(notification.transaction == nil && notification.renewalInfo == nil)
+        // Posted by a backend, the same transaction is refused.
+        #expect(Self.code { _ = try Self.transaction(Self.kit.transaction(id: "7", product: "com.example.coins", purchase: Self.t0, expires: nil), policy: policy) }
+            == .productUnknown)
+        // A tampered inner JWS is still refused, product or not.
+        var tampered = coins
+        tampered.removeLast(2)
+        tampered += "AA"
+        let bad = try Self.kit.sign(Self.kit.notification(type: "ONE_TIME_CHARGE", signed: Self.t0, transaction: tampered))
+        #expect(Self.code { _ = try AppStoreNotification.verify(signedPayload: bad.utf8, policy: policy, now: Self.now) } == .signatureInvalid)
     }
 
     @Test("entitlements: latest renewal wins; grace period; upgraded; consumables left out; revocation takes effect at its date")

@@ -3,6 +3,7 @@ import COSECrypto
 import Foundation
 import Testing
 import WebAuthnModel
+import WebAuthnTestSupport
 
 /// `../shared/vectors/apple/storekit`: Apple's own test JWS (App Store Server Library) and the project's generated
 /// ones, each with the configuration and expected result its README lists: root testCA, bundle `com.example`,
@@ -75,7 +76,7 @@ struct AppStoreVectorTests {
         #expect(verified.payload["bundleId"] == nil)
     }
 
-    @Test("testNotification.jws: OK; Production + appAppleId 1234 → environment; Production + 1235 → app Apple id")
+    @Test("testNotification.jws (Sandbox): OK; a Production-only verifier refuses its environment, whatever its appAppleId")
     func appleNotification() throws {
         let notification = try AppStoreNotification.verify(
             signedPayload: Self.jws("signed/testNotification.jws"), policy: Self.policy(), now: Self.clock)
@@ -87,11 +88,19 @@ struct AppStoreVectorTests {
                 signedPayload: Self.jws("signed/testNotification.jws"), policy: Self.policy(environments: [.production], appAppleID: 1234),
                 now: Self.clock)
         } == .environmentMismatch)
+        // Apple's per-environment verifier answers INVALID_APP_IDENTIFIER here (it checks the configured Production
+        // app id first); passkeyd accepts a set of environments and checks appAppleId on Production notifications only
+        // (Apple sends none in Sandbox), so the Sandbox payload is refused for its environment.
         #expect(Self.code {
             _ = try AppStoreNotification.verify(
                 signedPayload: Self.jws("signed/testNotification.jws"), policy: Self.policy(environments: [.production], appAppleID: 1235),
                 now: Self.clock)
-        } == .appAppleIDMismatch)
+        } == .environmentMismatch)
+        // Accepting both environments, the Sandbox notification passes whatever app id is configured.
+        let both = try AppStoreNotification.verify(
+            signedPayload: Self.jws("signed/testNotification.jws"), policy: Self.policy(environments: [.production, .sandbox], appAppleID: 1235),
+            now: Self.clock)
+        #expect(both.environment == .sandbox)
     }
 
     @Test("wrongBundleId.jws (no signedDate: chain checked at now) → bundle id mismatch")
@@ -120,8 +129,13 @@ struct AppStoreVectorTests {
         #expect(transaction.environment == .xcode)
         #expect(transaction.productID == "pass.premium")
         #expect(transaction.expiresDate == 1_700_358_336_049)
-        // Even unsafe, a Sandbox payload must carry Apple's signature: unsigned-and-Sandbox is not a thing.
         #expect(unsafe.environments.contains(.xcode))
+        // Even unsafe, a Sandbox payload must carry Apple's chain: one signed by a lone certificate is refused.
+        let kit = try TestStoreKit(certificates: AppleVectors.root.appendingPathComponent("storekit/certs"))
+        var sandbox = kit
+        sandbox.bundleID = bundle
+        let lone = try sandbox.sign(sandbox.transaction(id: "1", purchase: 1_767_225_600_000, expires: nil), certificates: [kit.leaf])
+        #expect(Self.code { _ = try AppStoreJWS.verify(lone.utf8, policy: unsafe, now: Self.clock) } == .chainLengthInvalid)
     }
 
     @Test("generated: valid subscription, non-consumable and revoked subscription decode")

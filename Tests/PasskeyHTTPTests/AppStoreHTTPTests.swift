@@ -124,7 +124,7 @@ struct AppStoreHTTPTests {
             reply = try await Self.post(client, "/v1/appstore/notifications", ["signedPayload": turnedOff], headers: [:])
             #expect(reply.status == 200, "\(reply.errorCode ?? "")")
             #expect(reply.json["duplicate"] as? Bool == false)
-            #expect(reply.json["userId"] as? String == userID)
+            #expect(reply.json["userId"] == nil && reply.json["originalTransactionId"] == nil, "a public answer names no user")
             reply = try await client.send(.get, "/v1/users/\(userID)/entitlements", headers: Self.api)
             #expect(reply.status == 200)
             let active = try #require(reply.json["entitlements"] as? [[String: Any]])
@@ -207,6 +207,13 @@ struct AppStoreHTTPTests {
             #expect(taken.errorCode == "appstore_transaction_owned_elsewhere")
             #expect(try await Self.tables(schema) == [1, 1, 0, 0])
 
+            // A notification about a product outside the allow-list: 200 (Apple stops retrying), recorded, nothing kept.
+            let coins = try kit.sign(kit.transaction(id: "2009", product: "com.example.coins", purchase: t0, expires: nil))
+            let charge = try kit.sign(kit.notification(type: "ONE_TIME_CHARGE", signed: t0, transaction: coins))
+            let ignored = try await Self.post(client, "/v1/appstore/notifications", ["signedPayload": charge], headers: [:])
+            #expect(ignored.status == 200 && ignored.json["duplicate"] as? Bool == false)
+            #expect(try await Self.tables(schema) == [1, 1, 0, 1])
+
             let notFound = try await client.send(.get, "/v1/users/\(Base64URL.encode(Array(repeating: 9, count: 32)))/entitlements", headers: Self.api)
             #expect(notFound.status == 404)
             #expect(notFound.errorCode == "user_unknown")
@@ -222,7 +229,7 @@ struct AppStoreHTTPTests {
                 #expect(reply.status == 404, "\(path)")
             }
             let entitlements = try await client.send(.get, "/v1/users/AAAA/entitlements")
-            #expect(entitlements.status == 404)
+            #expect(entitlements.status == 404 && entitlements.body.isEmpty, "no route: a bare 404, not user_unknown")
         }
     }
 }

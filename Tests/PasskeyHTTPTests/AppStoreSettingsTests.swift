@@ -39,6 +39,17 @@ struct AppStoreSettingsTests {
         #expect(!settings.warnings.contains { $0.contains("unknown variable") })
     }
 
+    @Test("warnings: a root that is not Apple Root CA - G3; the routes open without API keys")
+    func warnings() throws {
+        let test = StoreKitVectors.root.appendingPathComponent("certs/testCA.pem").path
+        let base = ["PASSKEYD_APPSTORE_BUNDLE_ID": "com.example", "PASSKEYD_APPSTORE_ENVIRONMENTS": "Sandbox"]
+        let open = try Self.settings(base.merging(["PASSKEYD_APPSTORE_ROOT_FILES": test]) { $1 })
+        #expect(open.warnings.contains { $0.hasPrefix("PASSKEYD_APPSTORE_ROOT_FILES: not Apple Root CA - G3") })
+        #expect(open.warnings.contains { $0.hasPrefix("PASSKEYD_API_KEYS: unset, so the App Store and App Attest routes are open") })
+        let keyed = try Self.settings(base.merging(["PASSKEYD_APPSTORE_ROOT_FILES": Self.root, "PASSKEYD_API_KEYS": "a-long-enough-api-key-123"]) { $1 })
+        #expect(!keyed.warnings.contains { $0.hasPrefix("PASSKEYD_APPSTORE_ROOT_FILES") || $0.hasPrefix("PASSKEYD_API_KEYS") })
+    }
+
     @Test("refusals name their variable")
     func refusals() throws {
         let bundle = ["PASSKEYD_APPSTORE_BUNDLE_ID": "com.example.app"]
@@ -48,6 +59,10 @@ struct AppStoreSettingsTests {
         #expect(Self.error(rooted)?.variable == "PASSKEYD_APPSTORE_APP_APPLE_ID", "Production needs the app's Apple ID")
         #expect(Self.error(rooted.merging(["PASSKEYD_APPSTORE_APP_APPLE_ID": "abc"]) { $1 })?.variable == "PASSKEYD_APPSTORE_APP_APPLE_ID")
         #expect(Self.error(rooted.merging(["PASSKEYD_APPSTORE_ENVIRONMENTS": "Xcode"]) { $1 })?.variable == "PASSKEYD_APPSTORE_ENVIRONMENTS")
+        #expect(Self.error(rooted.merging([
+            "PASSKEYD_APPSTORE_APP_APPLE_ID": "1", "PASSKEYD_APPSTORE_ENVIRONMENTS": "Production,Sandbox",
+            "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS": "on",
+        ]) { $1 })?.variable == "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS", "unsigned Xcode data never next to real purchases")
         #expect(Self.error(rooted.merging(["PASSKEYD_APPSTORE_ENVIRONMENTS": "Sandbox", "PASSKEYD_APPSTORE_BUNDLE_ID": String(repeating: "a", count: 300)]) { $1 })?.variable
             == "PASSKEYD_APPSTORE_BUNDLE_ID")
     }

@@ -32,30 +32,35 @@ public enum AppStoreJWS {
     /// - Throws: ``AppStoreError`` with the first failing check's code.
     public static func verify(_ compact: some Collection<UInt8>, policy: AppStorePolicy, now: Date) throws(AppStoreError) -> VerifiedAppStoreJWS {
         let jws: CompactJWS
-        let x5c: [String]?
+        let x5c: [Certificate]?
         do {
             jws = try CompactJWS(compact: compact, maxLength: policy.maxJWSBytes)
-            x5c = try jws.certificateChain()
+            x5c = try jws.certificates(maxCount: 8)
         } catch {
             throw AppStoreError(.jwsMalformed, error.description)
         }
-        let payload = try payloadObject(jws.payload)
-
         // Apple's libraries skip every signature check for these environments; passkeyd only under an unsafe policy.
-        if policy.acceptsUnsignedLocalEnvironments, let name = payload["environment"]?.stringValue,
-            let environment = AppStoreEnvironment(rawValue: name), !environment.isAppleSigned
-        {
-            return VerifiedAppStoreJWS(payload: payload, payloadBytes: jws.payload, appleSigned: false)
+        if policy.acceptsUnsignedLocalEnvironments {
+            let payload = try payloadObject(jws.payload)
+            if let name = payload["environment"]?.stringValue, let environment = AppStoreEnvironment(rawValue: name),
+                !environment.isAppleSigned
+            {
+                return VerifiedAppStoreJWS(payload: payload, payloadBytes: jws.payload, appleSigned: false)
+            }
         }
 
         guard let x5c else { throw AppStoreError(.jwsMalformed, "JWS header has no x5c") }
-        guard jws.algorithm == .es256 else {
+        do {
+            _ = try JWSVerifier.allowedAlgorithm(of: jws, allowed: [.es256])
+        } catch {
             throw AppStoreError(.algorithmNotAllowed, "alg \(jws.algorithmName.prefix(16).debugDescription) is not ES256")
         }
+        // The payload (for its signedDate, the chain's time) is read before the signature holds, as Apple's libraries
+        // do; nothing else of it is used until then.
+        let payload = try payloadObject(jws.payload)
         guard x5c.count == 3 else { throw AppStoreError(.chainLengthInvalid, "x5c holds \(x5c.count) certificates, not 3") }
-        let leaf = try certificate(x5c[0], "x5c[0]")
-        let intermediate = try certificate(x5c[1], "x5c[1]")
-        _ = try certificate(x5c[2], "x5c[2]")  // must be a certificate, but is never trusted
+        let leaf = x5c[0]
+        let intermediate = x5c[1]  // x5c[2] must be a certificate (checked by the decoder) but is never trusted
 
         guard leaf.certificateExtension(oid: AppStoreOID.leaf) != nil else {
             throw AppStoreError(.leafOIDMissing, "leaf has no \(AppStoreOID.leaf)")
@@ -92,18 +97,6 @@ public enum AppStoreJWS {
             throw AppStoreError(.signatureInvalid, error.reason)
         }
         return VerifiedAppStoreJWS(payload: payload, payloadBytes: jws.payload, appleSigned: true)
-    }
-
-    static func certificate(_ base64: String, _ what: String) throws(AppStoreError) -> Certificate {
-        // x5c entries are standard base64 DER (RFC 7515 §4.1.6).
-        guard let der = Data(base64Encoded: base64), !der.isEmpty else {
-            throw AppStoreError(.jwsMalformed, "\(what) is not base64")
-        }
-        do {
-            return try Certificate(derEncoded: Array(der))
-        } catch {
-            throw AppStoreError(.jwsMalformed, "\(what) is not a certificate: \(error.reason)")
-        }
     }
 
     static func payloadObject(_ bytes: [UInt8]) throws(AppStoreError) -> [String: JSONValue] {

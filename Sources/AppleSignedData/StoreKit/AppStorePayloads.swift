@@ -173,13 +173,17 @@ public struct AppStoreNotification: Sendable, Equatable {
     public var environment: AppStoreEnvironment
     public var transaction: AppStoreTransaction?
     public var renewalInfo: AppStoreRenewalInfo?
+    /// The product of a transaction outside `PASSKEYD_APPSTORE_PRODUCT_IDS`: then ``transaction`` and ``renewalInfo``
+    /// are nil, and only the notification is recorded.
+    public var ignoredProductID: String?
     public var payload: [UInt8]
 
     /// A notification as verified (stores and tests build them with this).
     public init(
         notificationUUID: String, notificationType: String, subtype: String?, signedDate: Int64?, environment: AppStoreEnvironment,
-        transaction: AppStoreTransaction?, renewalInfo: AppStoreRenewalInfo?, payload: [UInt8]
+        transaction: AppStoreTransaction?, renewalInfo: AppStoreRenewalInfo?, ignoredProductID: String? = nil, payload: [UInt8]
     ) {
+        self.ignoredProductID = ignoredProductID
         self.notificationUUID = notificationUUID
         self.notificationType = notificationType
         self.subtype = subtype
@@ -193,8 +197,9 @@ public struct AppStoreNotification: Sendable, Equatable {
     /// Verifies a notification's `signedPayload` and the JWS inside it.
     ///
     /// The app is identified as Apple's libraries do: from `data`, else `summary`, else `externalPurchaseToken`
-    /// (Production unless its id starts with "SANDBOX"); then bundle id, then `appAppleId` while the policy accepts
-    /// Production, then the environment.
+    /// (Production unless its id starts with "SANDBOX"); then bundle id, the environment, and `appAppleId` for a
+    /// Production notification (Apple sends none in Sandbox). A transaction of a product outside the allow-list is
+    /// not refused (Apple would retry for days): it is left out (``ignoredProductID``).
     /// - Throws: ``AppStoreError`` of the outer JWS, of its payload, or of an inner JWS.
     public static func verify(signedPayload: some Collection<UInt8>, policy: AppStorePolicy, now: Date) throws(AppStoreError) -> AppStoreNotification {
         let outer = try AppStoreJWS.verify(signedPayload, policy: policy, now: now)
@@ -221,25 +226,36 @@ public struct AppStoreNotification: Sendable, Equatable {
         guard bundle == policy.bundleID else {
             throw AppStoreError(.bundleIDMismatch, "notification bundleId \(String(describing: bundle).prefix(64).debugDescription)")
         }
-        if policy.environments.contains(.production) {
-            let appAppleID = try source.optionalInteger("appAppleId")
-            guard let configured = policy.appAppleID, appAppleID == configured else {
-                throw AppStoreError(.appAppleIDMismatch, "notification appAppleId \(appAppleID.map(String.init) ?? "absent")")
-            }
-        }
         if environmentName == nil { environmentName = try source.string("environment") }
         guard let name = environmentName, let environment = AppStoreEnvironment(rawValue: name),
             policy.environments.contains(environment), environment.isAppleSigned == outer.appleSigned
         else {
             throw AppStoreError(.environmentMismatch, "notification environment \(String(describing: environmentName).prefix(32))")
         }
+        // Apple sets appAppleId only in Production (sandbox notifications carry none), so only there is it checked.
+        if environment == .production {
+            let appAppleID = try source.optionalInteger("appAppleId")
+            guard let configured = policy.appAppleID, appAppleID == configured else {
+                throw AppStoreError(.appAppleIDMismatch, "notification appAppleId \(appAppleID.map(String.init) ?? "absent")")
+            }
+        }
 
         var transaction: AppStoreTransaction?
         var renewal: AppStoreRenewalInfo?
+        var ignoredProduct: String?
         if let signed = try source.optionalString("signedTransactionInfo") {
-            transaction = try AppStoreTransaction(AppStoreJWS.verify(signed.utf8, policy: policy, now: now), policy: policy)
+            var unrestricted = policy
+            unrestricted.productIDs = nil
+            let decoded = try AppStoreTransaction(AppStoreJWS.verify(signed.utf8, policy: policy, now: now), policy: unrestricted)
+            // A product this deployment does not sell through passkeyd: the notification is recorded (so Apple stops
+            // retrying) but its purchase is not kept.
+            if let allowed = policy.productIDs, !allowed.contains(decoded.productID) {
+                ignoredProduct = decoded.productID
+            } else {
+                transaction = decoded
+            }
         }
-        if let signed = try source.optionalString("signedRenewalInfo") {
+        if let signed = try source.optionalString("signedRenewalInfo"), ignoredProduct == nil {
             renewal = try AppStoreRenewalInfo(AppStoreJWS.verify(signed.utf8, policy: policy, now: now), policy: policy)
         }
         if let transaction, let renewal, transaction.originalTransactionID != renewal.originalTransactionID {
@@ -248,6 +264,6 @@ public struct AppStoreNotification: Sendable, Equatable {
         return AppStoreNotification(
             notificationUUID: uuid, notificationType: type, subtype: try fields.optionalString("subtype"),
             signedDate: try fields.optionalMilliseconds("signedDate"), environment: environment,
-            transaction: transaction, renewalInfo: renewal, payload: outer.payloadBytes)
+            transaction: transaction, renewalInfo: renewal, ignoredProductID: ignoredProduct, payload: outer.payloadBytes)
     }
 }

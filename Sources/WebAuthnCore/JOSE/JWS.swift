@@ -25,27 +25,15 @@ public struct JWS: Sendable {
     /// - Throws: ``WebAuthnError/Code/jwsMalformed``.
     public init(compact: [UInt8], maxLength: Int = 64 * 1024, maxCertificates: Int = 8) throws(WebAuthnError) {
         let parsed: CompactJWS
-        let x5c: [String]?
+        let x5c: [Certificate]?
         do {
             parsed = try CompactJWS(compact: compact, maxLength: maxLength)
-            x5c = try parsed.certificateChain()
+            x5c = try parsed.certificates(maxCount: maxCertificates)
         } catch {
             throw WebAuthnError(.jwsMalformed, error.description)
         }
-        guard let x5c, !x5c.isEmpty, x5c.count <= maxCertificates else {
+        guard let certificates = x5c, !certificates.isEmpty else {
             throw WebAuthnError(.jwsMalformed, "JWS header x5c missing, empty or longer than \(maxCertificates)")
-        }
-        var certificates: [Certificate] = []
-        for entry in x5c {
-            // x5c entries are standard base64 (not base64url) DER (RFC 7515 §4.1.6).
-            guard let der = Data(base64Encoded: entry), !der.isEmpty else {
-                throw WebAuthnError(.jwsMalformed, "x5c entry is not base64")
-            }
-            do {
-                certificates.append(try Certificate(derEncoded: Array(der)))
-            } catch {
-                throw WebAuthnError(.jwsMalformed, "x5c certificate does not parse: \(error)")
-            }
         }
         self.compact = parsed
         self.algorithm = parsed.algorithmName
