@@ -19,7 +19,9 @@
 -- appstore_renewals: the latest renewal information per purchase, by the same rule.
 --
 -- appstore_notifications: the UUIDs of applied notifications. A notification is inserted (ON CONFLICT DO NOTHING)
--- in the transaction that applies it: a retry or a replay with the same UUID finds it and applies nothing.
+-- in the transaction that applies it: a retry or a replay with the same UUID finds it and applies nothing. Apple
+-- retries for about three days; UUIDs older than the retention are purged (a later replay of one is applied again,
+-- which changes nothing: its data loses to what is kept unless its signedDate is newer).
 ALTER TABLE users ADD COLUMN app_account_token uuid GENERATED ALWAYS AS (
     encode(
         set_byte(
@@ -94,3 +96,5 @@ CREATE TABLE appstore_notifications (
     received_at             timestamptz NOT NULL DEFAULT now(),
     CONSTRAINT appstore_notifications_pkey PRIMARY KEY (notification_uuid)
 );
+-- The purge (PASSKEYD_APPSTORE_NOTIFICATION_RETENTION) deletes UUIDs received before a time, on this index.
+CREATE INDEX appstore_notifications_received_at_idx ON appstore_notifications (received_at);

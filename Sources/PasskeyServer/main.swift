@@ -192,6 +192,19 @@ do {
             }
         }
     }
+    // App Store notification UUIDs past their retention, every hour.
+    let appStoreKeeper = Task {
+        guard let appStore, let retention = settings.appStore?.notificationRetention else { return }
+        while true {
+            do {
+                let purged = try await appStore.store.purgeAppStoreNotifications(before: Date() - retention)
+                if purged > 0 { logger.debug("purged App Store notification ids", metadata: ["count": .stringConvertible(purged)]) }
+            } catch {
+                logger.warning("purging App Store notification ids failed", metadata: ["reason": .string(String(describing: error).prefix(300).description)])
+            }
+            do { try await Task.sleep(for: .seconds(3600)) } catch { return }
+        }
+    }
     // Purge expired ceremonies in the background; requests never wait for it. Every 60 s, or every 5 s while the
     // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches
     // the save statement to counting the whole table near the cap) is refreshed every 5 s.
@@ -287,8 +300,10 @@ do {
     metadataReloader.cancel()
     revoker.cancel()
     sessionKeeper.cancel()
+    appStoreKeeper.cancel()
     await purger.value
     await sessionKeeper.value
+    await appStoreKeeper.value
     await revoker.value
     await metadataReloader.value
     await pool.shutdown()

@@ -1,14 +1,17 @@
 public import AppleSignedData
 import COSECrypto
-import Foundation
+public import Foundation
 
 /// App Store signed data (`PASSKEYD_APPSTORE_*`): off unless `PASSKEYD_APPSTORE_BUNDLE_ID` is set.
 public struct AppStoreSettings: Sendable {
     public var policy: AppStorePolicy
+    /// How long notification UUIDs are kept to recognise Apple's retries (`PASSKEYD_APPSTORE_NOTIFICATION_RETENTION`).
+    public var notificationRetention: TimeInterval
 
     static let variables = [
         "PASSKEYD_APPSTORE_BUNDLE_ID", "PASSKEYD_APPSTORE_ROOT_FILES", "PASSKEYD_APPSTORE_ENVIRONMENTS",
         "PASSKEYD_APPSTORE_APP_APPLE_ID", "PASSKEYD_APPSTORE_PRODUCT_IDS", "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS",
+        "PASSKEYD_APPSTORE_NOTIFICATION_RETENTION",
     ]
 
     /// Reads the settings; nil when off (and then every other `PASSKEYD_APPSTORE_*` variable is warned about).
@@ -68,7 +71,9 @@ public struct AppStoreSettings: Sendable {
             warnings.append(
                 "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS: Xcode and LocalTesting data is accepted WITHOUT Apple's signature: anyone can mint purchases; development only")
         }
-        return AppStoreSettings(policy: policy)
+        // Apple retries a notification for about three days: keep its UUID well past that.
+        let retention = try reader.integer("PASSKEYD_APPSTORE_NOTIFICATION_RETENTION", default: 30 * 86_400, in: 7 * 86_400...(3650 * 86_400))
+        return AppStoreSettings(policy: policy, notificationRetention: TimeInterval(retention))
     }
 
     /// SHA-256 of Apple Root CA - G3 (DER): 63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79.

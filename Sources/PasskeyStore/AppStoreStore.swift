@@ -1,4 +1,5 @@
 public import AppleSignedData
+public import Foundation
 
 /// How a verified transaction posted for a user was kept.
 public enum AppStoreSaveOutcome: Sendable, Equatable {
@@ -59,6 +60,10 @@ public protocol AppStoreStore: Sendable {
 
     /// A user's kept transactions and renewal information; nil when there is no such user.
     func appStoreRecords(ofUser handle: [UInt8]) async throws(StoreError) -> AppStoreRecords?
+
+    /// Forgets the UUIDs of notifications received before `before`.
+    /// - Returns: how many were forgotten.
+    func purgeAppStoreNotifications(before: Date) async throws(StoreError) -> Int
 }
 
 extension StoreError.Code {

@@ -1,4 +1,5 @@
 public import AppleSignedData
+public import Foundation
 
 extension InMemoryPasskeyStore: AppStoreStore {
     public func saveTransaction(_ transaction: AppStoreTransaction, forUser handle: [UInt8]) throws(StoreError) -> AppStoreSaveOutcome {
@@ -21,9 +22,10 @@ extension InMemoryPasskeyStore: AppStoreStore {
     }
 
     public func applyNotification(_ notification: AppStoreNotification) -> AppStoreNotificationOutcome {
-        guard appStoreNotificationIDs.insert(notification.notificationUUID).inserted else {
+        guard appStoreNotificationIDs[notification.notificationUUID] == nil else {
             return AppStoreNotificationOutcome(duplicate: true, userHandle: nil)
         }
+        appStoreNotificationIDs[notification.notificationUUID] = now()
         var owner: [UInt8]?
         if let transaction = notification.transaction {
             owner = claim(transaction.originalTransactionID, appAccountToken: transaction.appAccountToken)
@@ -42,6 +44,12 @@ extension InMemoryPasskeyStore: AppStoreStore {
             transactions: appStoreTransactions.values.filter { originals.contains($0.originalTransactionID) }
                 .sorted { $0.transactionID < $1.transactionID },
             renewals: appStoreRenewals.filter { originals.contains($0.key) })
+    }
+
+    public func purgeAppStoreNotifications(before: Date) -> Int {
+        let old = appStoreNotificationIDs.filter { $0.value < before }.map(\.key)
+        for uuid in old { appStoreNotificationIDs[uuid] = nil }
+        return old.count
     }
 
     /// The purchase's owner; an unowned purchase is claimed by the user whose appAccountToken the transaction names.

@@ -26,7 +26,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     var appStorePurchaseOwners: [String: [UInt8]?] = [:]
     var appStoreTransactions: [String: AppStoreTransaction] = [:]
     var appStoreRenewals: [String: AppStoreRenewalInfo] = [:]
-    var appStoreNotificationIDs: Set<String> = []
+    /// Notification UUID → when it was received.
+    var appStoreNotificationIDs: [String: Date] = [:]
     /// App Attest keys by key id (InMemoryPasskeyStore+AppAttest.swift).
     var appAttestKeys: [[UInt8]: StoredAppAttestKey] = [:]
     let revokeSessionsOnDelete: Bool

@@ -1,4 +1,5 @@
 public import AppleSignedData
+public import Foundation
 import LibPQ
 public import PasskeyStore
 
@@ -83,6 +84,18 @@ extension PostgresPasskeyStore: AppStoreStore {
             RETURNING 1
             """,
         parameterTypes: [.text, .text, .text, .text, .text, .int8])
+
+    static let appStorePurgeNotificationsBatch = PGPreparedStatement(
+        name: "passkeyd_appstore_purge_notifications_batch",
+        sql: """
+            DELETE FROM appstore_notifications WHERE notification_uuid IN (
+                SELECT notification_uuid FROM appstore_notifications WHERE received_at < $1 LIMIT $2)
+            """,
+        parameterTypes: [.timestamptz, .int8])
+
+    public func purgeAppStoreNotifications(before: Date) async throws(StoreError) -> Int {
+        try await deleteInBatches(Self.appStorePurgeNotificationsBatch, [before])
+    }
 
     public func saveTransaction(_ transaction: AppStoreTransaction, forUser handle: [UInt8]) async throws(StoreError) -> AppStoreSaveOutcome {
         try await run(transaction: true) { connection in

@@ -23,6 +23,7 @@ struct AppStoreSettingsTests {
         #expect(on.policy.bundleID == "com.example.app" && on.policy.appAppleID == 1234)
         #expect(on.policy.environments == [.production] && on.policy.productIDs == nil && !on.policy.acceptsUnsignedLocalEnvironments)
         #expect(on.policy.roots.certificates.count == 1)
+        #expect(on.notificationRetention == 30 * 86_400)
     }
 
     @Test("every variable is read: environments, product ids, the unsafe local environments (with a warning)")
@@ -30,9 +31,10 @@ struct AppStoreSettingsTests {
         let settings = try Self.settings([
             "PASSKEYD_APPSTORE_BUNDLE_ID": "com.example.app", "PASSKEYD_APPSTORE_ROOT_FILES": Self.root,
             "PASSKEYD_APPSTORE_ENVIRONMENTS": "Sandbox", "PASSKEYD_APPSTORE_PRODUCT_IDS": "a.monthly, a.yearly",
-            "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS": "on",
+            "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS": "on", "PASSKEYD_APPSTORE_NOTIFICATION_RETENTION": "864000",
         ])
         let on = try #require(settings.appStore)
+        #expect(on.notificationRetention == 864_000)
         #expect(on.policy.environments == [.sandbox, .xcode, .localTesting] && on.policy.acceptsUnsignedLocalEnvironments)
         #expect(on.policy.productIDs == ["a.monthly", "a.yearly"] && on.policy.appAppleID == nil)
         #expect(settings.warnings.contains { $0.hasPrefix("PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS:") })
@@ -59,6 +61,8 @@ struct AppStoreSettingsTests {
         #expect(Self.error(rooted)?.variable == "PASSKEYD_APPSTORE_APP_APPLE_ID", "Production needs the app's Apple ID")
         #expect(Self.error(rooted.merging(["PASSKEYD_APPSTORE_APP_APPLE_ID": "abc"]) { $1 })?.variable == "PASSKEYD_APPSTORE_APP_APPLE_ID")
         #expect(Self.error(rooted.merging(["PASSKEYD_APPSTORE_ENVIRONMENTS": "Xcode"]) { $1 })?.variable == "PASSKEYD_APPSTORE_ENVIRONMENTS")
+        #expect(Self.error(rooted.merging(["PASSKEYD_APPSTORE_ENVIRONMENTS": "Sandbox", "PASSKEYD_APPSTORE_NOTIFICATION_RETENTION": "3600"]) { $1 })?.variable
+            == "PASSKEYD_APPSTORE_NOTIFICATION_RETENTION", "shorter than Apple's retries")
         #expect(Self.error(rooted.merging([
             "PASSKEYD_APPSTORE_APP_APPLE_ID": "1", "PASSKEYD_APPSTORE_ENVIRONMENTS": "Production,Sandbox",
             "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS": "on",

@@ -85,6 +85,31 @@ struct AppStoreStoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func concurrentClaimsOfOnePurchaseHaveOneWinner(_ subject: StoreUnderTest) async throws {
+        let store = try await Self.store(subject)
+        let alice = try await Self.user(store, 1)
+        let bob = try await Self.user(store, 2)
+        for round in 0..<6 {
+            let original = "race-\(round)"
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for (index, user) in [alice, bob].enumerated() {
+                    group.addTask {
+                        // Each posts its own copy (another transaction id) of the same purchase.
+                        (try? await store.saveTransaction(Self.transaction("\(original)-\(index)", original: original, signed: 100), forUser: user)) != nil
+                    }
+                }
+                var won: [Bool] = []
+                for await outcome in group { won.append(outcome) }
+                return won
+            }
+            #expect(outcomes.filter { $0 }.count == 1, "round \(round): \(outcomes)")
+            let aliceHas = try await store.appStoreRecords(ofUser: alice)?.transactions.contains { $0.originalTransactionID == original } ?? false
+            let bobHas = try await store.appStoreRecords(ofUser: bob)?.transactions.contains { $0.originalTransactionID == original } ?? false
+            #expect(aliceHas != bobHas, "round \(round): exactly one owner keeps it")
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func notificationsApplyOnceAndFindTheirUserByAppAccountToken(_ subject: StoreUnderTest) async throws {
         let store = try await Self.store(subject)
         let alice = try await Self.user(store, 1)
@@ -114,6 +139,17 @@ struct AppStoreStoreConformanceTests {
         // A notification without a transaction (TEST, summary) is recorded once.
         #expect(try await store.applyNotification(Self.notification("n-4", transaction: nil)).duplicate == false)
         #expect(try await store.applyNotification(Self.notification("n-4", transaction: nil)).duplicate == true)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func notificationUUIDsArePurgedByAge(_ subject: StoreUnderTest) async throws {
+        let store = try await Self.store(subject)
+        #expect(try await store.applyNotification(Self.notification("old", transaction: nil)).duplicate == false)
+        #expect(try await store.purgeAppStoreNotifications(before: Date().addingTimeInterval(-3600)) == 0, "received just now")
+        #expect(try await store.applyNotification(Self.notification("old", transaction: nil)).duplicate == true)
+        #expect(try await store.purgeAppStoreNotifications(before: Date().addingTimeInterval(3600)) == 1)
+        // Forgotten: the same UUID is applied again (its data cannot undo newer data: the signedDate rule).
+        #expect(try await store.applyNotification(Self.notification("old", transaction: nil)).duplicate == false)
     }
 
     @Test(arguments: StoreUnderTest.all)
