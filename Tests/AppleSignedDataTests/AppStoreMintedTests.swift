@@ -89,6 +89,25 @@ struct AppStoreMintedTests {
         #expect(Self.code { _ = try AppStoreJWS.verify(none.utf8, policy: Self.policy, now: Self.now) } == .algorithmNotAllowed)
     }
 
+    @Test("a leaf the root signed directly, with a genuine intermediate beside it in x5c: refused (the chain must run through x5c[1])")
+    func chainMustRunThroughTheIntermediate() throws {
+        let rootKey = try PrivateKey(
+            pkcs8DER: TestStoreKit.pkcs8(sec1PEM: AppleVectors.text("storekit/certs/testCA.key")), algorithm: .es256)
+        var builder = CertificateBuilder(
+            subject: DistinguishedName([("CN", "leaf signed by the root itself")]), serialNumber: 77,
+            notBefore: Date(timeIntervalSince1970: 1_700_000_000), notAfter: Date(timeIntervalSince1970: 1_900_000_000))
+        builder.addExtension(oid: AppStoreOID.leaf, derValue: [0x05, 0x00])
+        let direct = try builder.issue(publicKey: Self.kit.leafKey.publicKey, signedBy: rootKey, issuer: Self.kit.root)
+        let jws = try TestJWS.sign(
+            payload: TestJWS.json(Self.kit.transaction(id: "1", purchase: Self.t0, expires: nil)), key: Self.kit.leafKey,
+            certificates: [direct, Self.kit.intermediate, Self.kit.root])
+        // OpenSSL alone accepts it (leaf → root is a valid path); passkeyd's check on the built chain does not.
+        let path = try ChainVerifier.verify(
+            leaf: direct, intermediates: [Self.kit.intermediate], anchors: Self.policy.roots, options: ChainVerificationOptions(time: Self.now))
+        #expect(path.count == 2)
+        #expect(Self.code { _ = try AppStoreJWS.verify(jws, policy: Self.policy, now: Self.now) } == .chainUntrusted)
+    }
+
     @Test("notification: outer and inner JWS verified; the transaction and renewal info come out")
     func notification() throws {
         let transaction = try Self.kit.sign(Self.kit.transaction(id: "2", original: "1", purchase: Self.t0, expires: Self.t0 + 30 * Self.day))
