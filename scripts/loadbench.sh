@@ -3,7 +3,7 @@
 # over loopback by passkeyd-loadgen (Sources/PasskeyLoadGen). Not part of the test command or CI.
 #
 #   scripts/loadbench.sh [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
-#                        [--perf] [--instances 1,2,3] [--out FILE]
+#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]
 #
 #   --quick          3 s phases, 5,000 pre-signed finishes per concurrency, no soak (a smoke run of the benchmark)
 #   --million        a second database of 1,000,000 credentials (passkeyd_loadbench_million) with its own passkeyd,
@@ -11,7 +11,13 @@
 #                    short rounds 10k, 1M, 10k, 1M, … (--repeats each, default 3) of pre-signed finishes and begin +
 #                    finish at the highest concurrency and reports medians and their ratio (interleaved, so the
 #                    machine's noise hits both sides alike)
-#   --repeats R      rounds per side and phase of the --million comparison (default 3)
+#   --compare-binary FILE
+#                    before/after: a second passkeyd, the build FILE (e.g. a release binary of an older commit), on a
+#                    second database of the same size (passkeyd_loadbench_compare); after the main run's phases the
+#                    load generator alternates rounds this build, FILE, this build, … (--repeats each) of pre-signed
+#                    finishes, begin + finish and registration at the highest concurrency and reports the medians of
+#                    throughput and server CPU per operation with their ratios; --compare-label names FILE's side
+#   --repeats R      rounds per side and phase of the --million or --compare-binary comparison (default 3)
 #   --seconds S      duration cap of each phase (default 10); every phase is also capped in request count
 #   --soak S         mixed authentication at the highest concurrency for S seconds at the end, then RSS again
 #                    (the issue asks for 300); default 0 (none)
@@ -22,6 +28,8 @@
 #                    database, the load generator spreading over them (a ceremony begun on one instance finishes on
 #                    another); pre-signed, begin + finish and registration at the highest concurrency, same phase
 #                    limits; then a table of the N runs with ratios to 1 instance
+# Every phase reports CPU per operation: passkeyd's (/proc/PID/stat), PostgreSQL's (the postmaster's whole process
+# tree, reaped children included) and the load generator's, each divided by the operations the phase completed.
 #   --out FILE       the Markdown summary (default var/loadbench/summary.md); copy it to BENCHMARKS.md to commit
 #
 # Environment: PASSKEYD_PG_PORT (scripts/postgres.sh), LOADBENCH_SCRATCH (swift build --scratch-path, default .build).
@@ -40,6 +48,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
 seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 instances=""
+compare_binary="" compare_label=""
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
@@ -52,11 +61,19 @@ while (($#)); do
     --concurrency) concurrency="$2"; shift ;;
     --perf) perf=1 ;;
     --instances) instances="$2"; shift ;;
+    --compare-binary) compare_binary="$2"; shift ;;
+    --compare-label) compare_label="$2"; shift ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
+if [[ -n $compare_binary ]]; then
+    ((million)) && { echo "loadbench: --million and --compare-binary each need the second side; pick one" >&2; exit 2; }
+    [[ -x $compare_binary ]] || { echo "loadbench: --compare-binary $compare_binary is not an executable" >&2; exit 2; }
+    compare_binary="$(cd "$(dirname "$compare_binary")" && pwd)/$(basename "$compare_binary")"
+    compare_label="${compare_label:-$(basename "$compare_binary")}"
+fi
 if [[ -n $instances && ! $instances =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]]; then
     echo "loadbench: --instances needs a list of positive numbers, e.g. 1,2,3" >&2
     exit 2
@@ -91,6 +108,9 @@ pg_url="$(scripts/postgres.sh url)"
 admin_url="${pg_url%/*}/postgres"
 bench_url="${pg_url%/*}/passkeyd_loadbench"
 million_url="${pg_url%/*}/passkeyd_loadbench_million"
+compare_url="${pg_url%/*}/passkeyd_loadbench_compare"
+# The postmaster: PostgreSQL's CPU is that of its process tree.
+pg_pid="$(head -1 "$(scripts/postgres.sh status | sed -n 's/^running .* dir=//p')/data/postmaster.pid")"
 export PSQL="${PSQL:-/usr/lib/postgresql/15/bin/psql}"
 
 work="$repo/var/loadbench"
@@ -109,19 +129,19 @@ export PASSKEYD_LOG_LEVEL=warning PASSKEYD_METRICS=on PASSKEYD_CHALLENGE_TTL=360
 export PASSKEYD_ORIGINS="http://localhost:8080" PASSKEYD_RP_ID=localhost
 unset PASSKEYD_API_KEYS PASSKEYD_ADMIN_KEYS PASSKEYD_CONFIG_FILE
 
-# (Re)creates and migrates a database: passkeyd_loadbench, or the one named by $1.
+# (Re)creates and migrates a database: passkeyd_loadbench, or the one named by $1 (migrated by the binary $2).
 fresh_database() {
     local name="${1:-passkeyd_loadbench}"
     "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$admin_url" -c "DROP DATABASE IF EXISTS $name" \
         -c "CREATE DATABASE $name ENCODING 'UTF8' TEMPLATE template0" >/dev/null
-    PASSKEYD_DATABASE_URL="${pg_url%/*}/$name" "$bin/passkeyd" migrate 2>>"$work/passkeyd.log"
+    PASSKEYD_DATABASE_URL="${pg_url%/*}/$name" "${2:-$bin/passkeyd}" migrate 2>>"$work/passkeyd.log"
 }
 
-# Starts one more passkeyd on $bench_url (or the database URL $1) and waits until it is ready (so the next
-# free_port cannot hand out its port): sets port and server, adds it to servers.
+# Starts one more passkeyd on $bench_url (or the database URL $1; the binary $2, default this build) and waits until
+# it is ready (so the next free_port cannot hand out its port): sets port and server, adds it to servers.
 start_server() {
     port="$(free_port)"
-    PASSKEYD_DATABASE_URL="${1:-$bench_url}" PASSKEYD_LISTEN="127.0.0.1:$port" "$bin/passkeyd" 2>>"$work/passkeyd.log" &
+    PASSKEYD_DATABASE_URL="${1:-$bench_url}" PASSKEYD_LISTEN="127.0.0.1:$port" "${2:-$bin/passkeyd}" 2>>"$work/passkeyd.log" &
     server=$!
     servers+=("$server")
     for _ in $(seq 150); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
@@ -191,7 +211,7 @@ PY
     echo
 } >"$out"
 
-loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --concurrency "$concurrency" --seconds "$seconds"
+loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --postgres-pid "$pg_pid" --concurrency "$concurrency" --seconds "$seconds"
     --presigned "$presigned" --warmup "$warmup" --work-dir "$work" --out "$out")
 
 fresh_database
@@ -202,6 +222,12 @@ if ((million)); then
     start_server "$million_url"
     compare_args=(--compare-url "http://127.0.0.1:$port" --compare-server-pid "$server" --compare-database-url "$million_url"
         --compare-credentials 1000000 --repeats "$repeats")
+elif [[ -n $compare_binary ]]; then
+    fresh_database passkeyd_loadbench_compare "$compare_binary"
+    start_server "$compare_url" "$compare_binary"
+    this="this build ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift Migrations || echo ' + changes'))"
+    compare_args=(--compare-url "http://127.0.0.1:$port" --compare-server-pid "$server" --compare-database-url "$compare_url"
+        --compare-credentials "$credentials" --repeats "$repeats" --compare-labels "$this,$compare_label")
 fi
 start_server
 perf_args=()

@@ -48,6 +48,8 @@ struct Options {
     var phases: Set<String> = ["presigned", "mixed", "registration"]
     /// The instances' process ids (--server-pid, comma-separated): CPU and RSS are summed over them.
     var serverPIDs: [Int32] = []
+    /// The postmaster's pid (--postgres-pid): PostgreSQL's CPU is that of its whole process tree.
+    var postgresPID: Int32?
     var out: String?
     var results: String?
     var baseline: String?
@@ -61,15 +63,17 @@ struct Options {
     var compareDatabaseURL = ""
     var compareCredentials = 1_000_000
     var compareServerPIDs: [Int32] = []
+    /// Names of sides A and B when they are two builds rather than two table sizes (--compare-labels "A,B").
+    var compareLabels: (a: String, b: String)?
     /// Rounds per side and phase in the interleaved comparison.
     var repeats = 3
 
     static let usage = """
         usage: passkeyd-loadgen --url URL[,URL…] --database-url PGURL [--credentials N] [--working-set W] [--concurrency 16,64]
                [--seconds S] [--requests R] [--presigned P] [--warmup S] [--soak S] [--phases presigned,mixed,registration]
-               [--server-pid PID[,PID…]] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
+               [--server-pid PID[,PID…]] [--postgres-pid PID] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
                [--perf-output FILE] [--compare-url URL --compare-database-url PGURL [--compare-credentials N]
-               [--compare-server-pid PID] [--repeats R]]
+               [--compare-server-pid PID] [--compare-labels A,B] [--repeats R]]
         """
 
     init(_ arguments: [String]) {
@@ -99,6 +103,7 @@ struct Options {
                 let text = value(argument)
                 serverPIDs = text.split(separator: ",").compactMap { Int32($0) }
                 if serverPIDs.count != text.split(separator: ",").count { Self.fail("--server-pid needs numbers") }
+            case "--postgres-pid": postgresPID = number(argument)
             case "--out": out = value(argument)
             case "--results": results = value(argument)
             case "--baseline": baseline = value(argument)
@@ -113,6 +118,10 @@ struct Options {
                 compareServerPIDs = text.split(separator: ",").compactMap { Int32($0) }
                 if compareServerPIDs.count != text.split(separator: ",").count { Self.fail("--compare-server-pid needs numbers") }
             case "--repeats": repeats = number(argument)
+            case "--compare-labels":
+                let parts = value(argument).split(separator: ",", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { Self.fail("--compare-labels needs two labels: A,B") }
+                compareLabels = (parts[0], parts[1])
             default: Self.fail("unknown argument \(argument)")
             }
         }
@@ -143,44 +152,6 @@ struct Options {
 }
 
 // MARK: measurement helpers
-
-/// CPU and memory readings of this process, the server and the whole machine.
-struct CPUSnapshot {
-    let wall: ContinuousClock.Instant
-    let selfSeconds: Double
-    let serverSeconds: Double
-    let machineBusy: Double
-    let machineTotal: Double
-
-    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-
-    /// utime + stime of a process from /proc/PID/stat, in seconds.
-    static func processCPUSeconds(_ pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / ticksPerSecond
-    }
-
-    /// `serverSeconds` is the sum over all instances.
-    static func take(serverPIDs: [Int32]) -> CPUSnapshot {
-        let mine = processCPUSeconds(getpid())
-        let server = serverPIDs.map(processCPUSeconds).reduce(0, +)
-        var busy = 0.0
-        var total = 0.0
-        if let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let line = text.split(separator: "\n").first {
-            let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-            total = values.reduce(0, +)
-            // idle + iowait are not busy
-            busy = total - (values.count > 4 ? values[3] + values[4] : 0)
-        }
-        return CPUSnapshot(
-            wall: .now, selfSeconds: mine, serverSeconds: server, machineBusy: busy / ticksPerSecond,
-            machineTotal: total / ticksPerSecond)
-    }
-}
 
 func rssKiB(_ pid: Int32?) -> Int? {
     guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
@@ -278,9 +249,8 @@ struct PhaseResult: Sendable {
     var finish: [UInt64]
     var begin: [UInt64]
     var client: UInt64
-    var serverCPU: Double
-    var selfCPU: Double
-    var machineCPU: Double
+    /// CPU seconds the phase used (passkeyd, PostgreSQL, this process, the machine).
+    var cpu: CPUUse
     var bound: String
     /// Completed ceremonies that began on one instance and finished on another.
     var crossInstance = 0
@@ -306,13 +276,13 @@ func runPhase(
     for _ in 0..<concurrency { connections.append(try await Connections.connect(group: group, endpoints: endpoints)) }
     let ticket = Ticket()
     let deadline = ContinuousClock.now + .milliseconds(Int64(duration * 1000))
-    let before = CPUSnapshot.take(serverPIDs: options.serverPIDs)
+    let before = CPUSnapshot.take(serverPIDs: options.serverPIDs, postgresPID: options.postgresPID)
     let perUser = try await withThrowingTaskGroup(of: PhaseResult.self) { group in
         for connection in connections {
             group.addTask {
                 var result = PhaseResult(
                     name: name, concurrency: concurrency, wall: 0, completed: 0, errors: [:], finish: [], begin: [], client: 0,
-                    serverCPU: 0, selfCPU: 0, machineCPU: 0, bound: "")
+                    cpu: CPUUse(), bound: "")
                 while ContinuousClock.now < deadline {
                     let index = ticket.next()
                     if index >= limit { break }
@@ -334,14 +304,12 @@ func runPhase(
         for try await result in group { all.append(result) }
         return all
     }
-    let after = CPUSnapshot.take(serverPIDs: options.serverPIDs)
+    let after = CPUSnapshot.take(serverPIDs: options.serverPIDs, postgresPID: options.postgresPID)
     for connection in connections { await connection.close() }
     let wall = seconds(after.wall - before.wall)
     var merged = PhaseResult(
         name: name, concurrency: concurrency, wall: wall, completed: 0, errors: [:], finish: [], begin: [], client: 0,
-        serverCPU: (after.serverSeconds - before.serverSeconds) / wall,
-        selfCPU: (after.selfSeconds - before.selfSeconds) / wall,
-        machineCPU: (after.machineBusy - before.machineBusy) / wall, bound: "")
+        cpu: CPUUse(from: before, to: after), bound: "")
     for part in perUser {
         merged.completed += part.completed
         merged.errors.merge(part.errors, uniquingKeysWith: +)
@@ -485,6 +453,40 @@ func makeMixed(workingSet: [SoftCredential]) -> @Sendable (Connections, Int) asy
 }
 let mixed = makeMixed(workingSet: workingSet)
 
+/// registration begin for a new name over HTTP → create the credential here ("none" attestation) → finish (on the
+/// next instance when there are several), checked; names are unique per run, `prefix` and iteration.
+func makeRegistration(prefix: String) -> @Sendable (Connections, Int) async -> Outcome {
+    { connections, index in
+        var outcome = Outcome()
+        do {
+            let name = "lb-reg-\(runID)-\(prefix)-\(index)"
+            let t0 = ContinuousClock.now
+            let begin = try await connections.begin(index).post(
+                "/v1/registration/begin", Array("{\"user\":{\"name\":\"\(name)\",\"displayName\":\"Load Bench\"}}".utf8))
+            let t1 = ContinuousClock.now
+            outcome.begin = nanos(t1 - t0)
+            guard begin.status == 200,
+                let answer = try? JSONDecoder().decode(BeginRegistrationAnswer.self, from: Data(begin.body)),
+                answer.publicKey.user.name == name
+            else {
+                outcome.error = describe(begin, "registration begin")
+                return outcome
+            }
+            let (response, _) = try SoftAuthenticator.register(options: answer.publicKey, knobs: RegistrationKnobs(origin: origin))
+            let body = Array(try JSONEncoder().encode(FinishBody(credential: response)))
+            let t2 = ContinuousClock.now
+            outcome.client = nanos(t2 - t1)
+            let finish = try await connections.finish(index).post("/v1/registration/finish", body)
+            outcome.finish = nanos(ContinuousClock.now - t2)
+            outcome.error = checkRegistrationFinish(finish, credentialID: response.id)
+            outcome.crossed = connections.crosses
+        } catch {
+            outcome.error = "registration: \(error)"
+        }
+        return outcome
+    }
+}
+
 /// Pending ceremonies written into `seeder`'s table and their assertions signed up front with credentials of
 /// `workingSet` (not measured).
 func presign(count: Int, seeder: Seeder, workingSet: [SoftCredential]) throws -> [(body: [UInt8], credentialID: String)] {
@@ -544,20 +546,31 @@ func presignedFinish(_ prepared: [(body: [UInt8], credentialID: String)]) -> @Se
             PhaseResult.percentile(result.begin, 0.999))
     }
     let errors = result.errors.isEmpty ? "0" : result.errors.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: "; ")
-    let rest = max(0, result.machineCPU - result.serverCPU - result.selfCPU)
+    // CPU per completed operation (a failed one costs too, but there are none in a good run).
+    let perOperation = result.cpu.perOperation(result.completed)
+    if let perOperation {
+        figures["\(key)_passkeyd_us"] = perOperation.passkeyd
+        figures["\(key)_postgres_us"] = perOperation.postgres
+        figures["\(key)_loadgen_us"] = perOperation.loadgen
+        figures["\(key)_server_us"] = perOperation.server
+    }
+    func micros(_ value: Double?) -> String { value.map { String(format: "%.0f", $0) } ?? "–" }
+    let postgres = options.postgresPID == nil ? "n/a" : micros(perOperation?.postgres)
+    let server = options.postgresPID == nil ? "n/a" : "**\(micros(perOperation?.server))**"
     let row = String(
-        format: "| %@ | %d | %d | %@ | **%.0f** | %.2f / %.2f / %.2f | %@ | %.0f%% | %.0f%%%@ | %.0f%% | %.0f%% | %.1f s, %@ |",
-        result.name, result.concurrency, result.completed, errors, result.rate, p50, p99, p999, begin.isEmpty ? "–" : begin,
-        result.serverCPU * 100, result.selfCPU * 100, clientMicros > 0 ? String(format: " (%.0f µs/iter client work)", clientMicros) : "",
-        rest * 100, result.machineCPU * 100, result.wall, result.bound)
+        format: "| %@ | %d | %d | %@ | **%.0f** | %@ | %@ | %@ | %@%@ | %@ | %.0f%% | %.2f / %.2f / %.2f | %@ | %.1f s, %@ |",
+        result.name, result.concurrency, result.completed, errors, result.rate, server, micros(perOperation?.passkeyd), postgres,
+        micros(perOperation?.loadgen), clientMicros > 0 ? String(format: " (%.0f µs/iter client work)", clientMicros) : "",
+        micros(perOperation?.other), result.cpu.machine / result.wall * 100, p50, p99, p999, begin.isEmpty ? "–" : begin,
+        result.wall, result.bound)
     report.append(row)
     log(row)
 }
 
 do {
     let header = """
-        | scenario | conc. | completed | errors | per s | finish p50 / p99 / p99.9 ms | begin p50 / p99 / p99.9 ms | passkeyd CPU | loadgen CPU | rest (PostgreSQL, kernel, other) | machine busy (of 200%) | ran |
-        |---|---:|---:|---|---:|---|---|---:|---:|---:|---:|---|
+        | scenario | conc. | completed | errors | per s | server CPU µs/op (passkeyd + PostgreSQL) | passkeyd µs/op | PostgreSQL µs/op | loadgen µs/op | other µs/op (kernel softirq, …) | machine busy (of \(ProcessInfo.processInfo.activeProcessorCount * 100)%) | finish p50 / p99 / p99.9 ms | begin p50 / p99 / p99.9 ms | ran |
+        |---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|
         """
     report.append(header)
     if options.warmup > 0 {
@@ -607,36 +620,8 @@ do {
         for concurrency in options.concurrencies {
             let result = try await runPhase(
                 "registration begin + create + finish", concurrency: concurrency, duration: options.seconds,
-                limit: options.requests, options: options, group: group, endpoints: endpoints
-            ) { connections, index in
-                var outcome = Outcome()
-                do {
-                    let name = "lb-reg-\(runID)-\(concurrency)-\(index)"
-                    let t0 = ContinuousClock.now
-                    let begin = try await connections.begin(index).post(
-                        "/v1/registration/begin", Array("{\"user\":{\"name\":\"\(name)\",\"displayName\":\"Load Bench\"}}".utf8))
-                    let t1 = ContinuousClock.now
-                    outcome.begin = nanos(t1 - t0)
-                    guard begin.status == 200,
-                        let answer = try? JSONDecoder().decode(BeginRegistrationAnswer.self, from: Data(begin.body)),
-                        answer.publicKey.user.name == name
-                    else {
-                        outcome.error = describe(begin, "registration begin")
-                        return outcome
-                    }
-                    let (response, _) = try SoftAuthenticator.register(options: answer.publicKey, knobs: RegistrationKnobs(origin: origin))
-                    let body = Array(try JSONEncoder().encode(FinishBody(credential: response)))
-                    let t2 = ContinuousClock.now
-                    outcome.client = nanos(t2 - t1)
-                    let finish = try await connections.finish(index).post("/v1/registration/finish", body)
-                    outcome.finish = nanos(ContinuousClock.now - t2)
-                    outcome.error = checkRegistrationFinish(finish, credentialID: response.id)
-                    outcome.crossed = connections.crosses
-                } catch {
-                    outcome.error = "registration: \(error)"
-                }
-                return outcome
-            }
+                limit: options.requests, options: options, group: group, endpoints: endpoints,
+                operation: makeRegistration(prefix: "\(concurrency)"))
             record(result, key: "registration\(concurrency)")
         }
     }
