@@ -61,6 +61,8 @@ public struct APIError: Error, Sendable, Equatable {
             self = .userExists
         case .userUnknown:
             self = .userUnknown
+        case .ceremonyTaken:
+            self = .challengeUnknown
         case .tooManyPendingCeremonies:
             self.init(
                 status: 429, code: error.code.rawValue,

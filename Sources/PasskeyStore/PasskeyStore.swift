@@ -312,6 +312,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let tooManyPendingCeremonies = Code(rawValue: "too_many_pending_ceremonies")
         /// The ceremony table holds the configured maximum; begins are refused until the purge frees room.
         public static let ceremonyCapacityReached = Code(rawValue: "ceremony_capacity_reached")
+        /// A finish found its ceremony, verified, and then lost it to a concurrent finish of the same challenge that
+        /// consumed it first: nothing was written. Clients see it as any used challenge.
+        public static let ceremonyTaken = Code(rawValue: "challenge_unknown_or_expired")
         /// The database cannot be reached or failed; the operation did not happen.
         public static let unavailable = Code(rawValue: "storage_unavailable")
     }
@@ -365,6 +368,11 @@ public protocol PasskeyStore: Sendable {
     /// is then nil). `verify` must be pure (no I/O, no blocking): an implementation may run it on its own thread
     /// while it holds a database connection, so that the whole finish is one lease and one trip to that thread.
     /// The default implementation calls the three steps in turn.
+    ///
+    /// An implementation may instead read the ceremony without consuming it, verify, and then consume it in the
+    /// same atomic write as the update (one durable commit per finish). The contract is the same either way: a
+    /// ceremony is used at most once, it is consumed also when `verify` returns nil, and when a concurrent finish
+    /// consumed it between the read and the write nothing is written and the call throws `ceremonyTaken`.
     func finishAuthentication<Outcome: Sendable>(
         challenge: [UInt8], credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
@@ -373,7 +381,9 @@ public protocol PasskeyStore: Sendable {
     /// Registration finish as one unit: ``takeCeremony(challenge:kind:)`` (registration), then `verify` on what it
     /// took, then ``register(_:nickname:intent:)`` of the registration `verify` returns, with the intent stored with
     /// the ceremony (nothing is stored when `verify` returns nil; `stored` is then nil). `verify` must be pure, as
-    /// for ``finishAuthentication(challenge:credentialID:verify:)``.
+    /// for ``finishAuthentication(challenge:credentialID:verify:)``, and the same freedom applies: read, verify,
+    /// then consume and store in one atomic write (`ceremonyTaken` when a concurrent finish consumed it first).
+    /// The ceremony is consumed whatever the outcome, also when storing fails (`duplicateCredential`, …).
     func finishRegistration<Outcome: Sendable>(
         challenge: [UInt8], nickname: String?, audit: AuditContext,
         verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)

@@ -96,10 +96,12 @@ public final class PostgresPasskeyStore: PasskeyStore {
         return StoreError(.unavailable, String(reflecting: error))
     }
 
-    static func user(from result: PGResult, row: Int) throws -> StoredUser {
+    static func user(from result: PGResult, row: Int, offset: Int = 0) throws -> StoredUser {
         StoredUser(
-            handle: try result.decode([UInt8].self, row: row, column: 0), name: try result.decode(String.self, row: row, column: 1),
-            displayName: try result.decode(String.self, row: row, column: 2), createdAt: try result.decode(Date.self, row: row, column: 3))
+            handle: try result.decode([UInt8].self, row: row, column: offset),
+            name: try result.decode(String.self, row: row, column: offset + 1),
+            displayName: try result.decode(String.self, row: row, column: offset + 2),
+            createdAt: try result.decode(Date.self, row: row, column: offset + 3))
     }
 
     static func credential(from result: PGResult, row: Int, offset: Int = 0) throws -> StoredCredential? {
@@ -338,21 +340,75 @@ public final class PostgresPasskeyStore: PasskeyStore {
         try await run { connection in try Self.takeAuthentication(challenge: challenge, credentialID: credentialID, on: connection) }
     }
 
-    /// Take, verify and apply on one leased connection, in one job on its thread: the statements are the same two
-    /// round trips as ``takeAuthentication(challenge:credentialID:)`` then ``apply(_:)``, without the hop back to
-    /// the caller's executor and a second lease in between. `verify` is the engine's pure check.
+    /// Finish without writing first: the ceremony (fresh or not; nothing consumed) and the credential with its owner.
+    static let readAuthentication = PGPreparedStatement(
+        name: "passkeyd_read_authentication",
+        sql: """
+            SELECT t.user_handle, t.state, t.expires_at, t.expires_at > now(), \(credentialColumnsForSignIn), u.name, u.display_name, u.created_at
+              FROM (SELECT 1) AS one
+              LEFT JOIN ceremonies t ON t.challenge = $1 AND t.kind = 'authentication'
+              LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = $2
+            """,
+        parameterTypes: [.bytea, .bytea], isIdempotent: true)
+
+    /// Consumes a ceremony without anything else: a finish whose verification failed (single use whatever the outcome).
+    static let consumeCeremony = PGPreparedStatement(
+        name: "passkeyd_consume_ceremony", sql: "DELETE FROM ceremonies WHERE challenge = $1 AND kind = $2",
+        parameterTypes: [.bytea, .text])
+
+    /// A verified authentication's one write, one transaction: consume the ceremony ($6) and apply the counter update,
+    /// the update only if this statement's DELETE took the ceremony. A concurrent finish of the same challenge that
+    /// deletes it first makes this DELETE wait for its commit and then find nothing: column 0 is 0 and nothing is
+    /// written. Columns 1-4 are the four updated columns, NULL when the counter check refused (stale) or the
+    /// credential is gone.
+    static let consumeAndApply = PGPreparedStatement(
+        name: "passkeyd_consume_and_apply",
+        sql: """
+            WITH taken AS (
+                DELETE FROM ceremonies WHERE challenge = $6 AND kind = 'authentication' RETURNING 1
+            ), updated AS (
+                \(conditionalUpdate) AND EXISTS (SELECT 1 FROM taken)
+                RETURNING sign_count, backup_state, uv_initialized, last_used_at
+            )
+            SELECT (SELECT count(*) FROM taken), w.sign_count, w.backup_state, w.uv_initialized, w.last_used_at
+              FROM (SELECT 1) AS one LEFT JOIN updated w ON true
+            """,
+        parameterTypes: [.bytea, .int8, .bool, .bool, .bool, .bytea])
+
+    /// Read, verify, then one write on one leased connection, in one job on its thread: one durable commit per
+    /// finish (the read takes no transaction id and writes no WAL). A verified finish consumes the ceremony and
+    /// applies the counter in one statement (``consumeAndApply``); a refused one only consumes the ceremony; an
+    /// unknown challenge writes nothing. See the protocol for the contract.
     public func finishAuthentication<Outcome: Sendable>(
         challenge: [UInt8], credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
     ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
         try await run { connection in
-            let lookup = try Self.takeAuthentication(challenge: challenge, credentialID: credentialID, on: connection)
+            let read = try connection.executePrepared(Self.readAuthentication, [challenge, credentialID])
+            let found = try !read.isNull(row: 0, column: 1)
+            let lookup = try Self.authenticationLookup(from: read, challenge: challenge)
             let (outcome, update) = verify(lookup)
-            guard let update else { return (lookup, outcome, nil) }
-            guard let loaded = lookup.credential, loaded.id == update.credentialID else {
-                return (lookup, outcome, try Self.apply(update, on: connection))
+            guard let update else {
+                if found { _ = try connection.executePrepared(Self.consumeCeremony, [challenge, CeremonyKind.authentication.rawValue]) }
+                return (lookup, outcome, nil)
             }
-            return (lookup, outcome, try Self.apply(update, to: loaded, on: connection))
+            let written = try connection.executePrepared(
+                Self.consumeAndApply,
+                [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter, challenge])
+            guard try written.decode(Int64.self, row: 0, column: 0) == 1 else {
+                throw StoreError(.ceremonyTaken, "the ceremony was consumed by a concurrent finish")
+            }
+            guard try !written.isNull(row: 0, column: 1), var updated = lookup.credential, updated.id == update.credentialID else {
+                // Not written (stale or gone, both rare), or written to a credential the read did not load: read it.
+                let current = try connection.executePrepared(Self.credentialForSignIn, [update.credentialID])
+                guard current.rowCount == 1, let credential = try Self.credential(from: current, row: 0) else { return (lookup, outcome, .gone) }
+                return (lookup, outcome, try written.isNull(row: 0, column: 1) ? .stale(credential) : .applied(credential))
+            }
+            updated.record.signCount = UInt32(clamping: try written.decode(Int64.self, row: 0, column: 1))
+            updated.record.backupState = try written.decode(Bool.self, row: 0, column: 2)
+            updated.record.uvInitialized = try written.decode(Bool.self, row: 0, column: 3)
+            updated.lastUsedAt = try written.decode(Date.self, row: 0, column: 4)
+            return (lookup, outcome, .applied(updated))
         }
     }
 
@@ -367,42 +423,21 @@ public final class PostgresPasskeyStore: PasskeyStore {
          WHERE id = $1 AND (NOT $5 OR sign_count < $2 OR ($2 = 0 AND sign_count = 0))
         """
 
-    /// ``applyUpdate`` for a credential this connection has just loaded: the update returns only the four columns
-    /// it changes and the stored credential is the loaded one with those, instead of re-reading and decoding the
-    /// whole row with its owner. Zero rows (stale or deleted meanwhile, both rare) → one more read to tell which.
-    static let applyLoadedUpdate = PGPreparedStatement(
-        name: "passkeyd_apply_loaded_update",
-        sql: "\(conditionalUpdate) RETURNING sign_count, backup_state, uv_initialized, last_used_at",
-        parameterTypes: [.bytea, .int8, .bool, .bool, .bool])
-
     static let credentialForSignIn = PGPreparedStatement(
         name: "passkeyd_credential_for_sign_in",
         sql: "SELECT \(credentialColumnsForSignIn) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1",
         parameterTypes: [.bytea], isIdempotent: true)
 
-    static func apply(
-        _ update: CredentialUpdate, to loaded: StoredCredential, on connection: PGConnection
-    ) throws -> CredentialUpdateResult {
-        let result = try connection.executePrepared(
-            Self.applyLoadedUpdate,
-            [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter])
-        guard result.rowCount == 1 else {
-            let current = try connection.executePrepared(Self.credentialForSignIn, [update.credentialID])
-            guard current.rowCount == 1, let credential = try Self.credential(from: current, row: 0) else { return .gone }
-            return .stale(credential)
-        }
-        var updated = loaded
-        updated.record.signCount = UInt32(clamping: try result.decode(Int64.self, row: 0, column: 0))
-        updated.record.backupState = try result.decode(Bool.self, row: 0, column: 1)
-        updated.record.uvInitialized = try result.decode(Bool.self, row: 0, column: 2)
-        updated.lastUsedAt = try result.decode(Date.self, row: 0, column: 3)
-        return .applied(updated)
-    }
-
     static func takeAuthentication(
         challenge: [UInt8], credentialID: [UInt8], on connection: PGConnection
     ) throws -> AuthenticationLookup {
         let result = try connection.executePrepared(Self.takeAuthentication, [challenge, credentialID])
+        return try authenticationLookup(from: result, challenge: challenge)
+    }
+
+    /// ``takeAuthentication`` and ``readAuthentication`` rows: the ceremony's four columns, the credential's, its
+    /// owner's name, display name and creation time.
+    static func authenticationLookup(from result: PGResult, challenge: [UInt8]) throws -> AuthenticationLookup {
         guard result.rowCount == 1 else { return AuthenticationLookup(ceremony: nil, credential: nil, user: nil) }
         let credential = try Self.credential(from: result, row: 0, offset: 4)
         var user: StoredUser?
@@ -450,15 +485,31 @@ public final class PostgresPasskeyStore: PasskeyStore {
     /// a foreign-key violation, `userUnknown`), then the credential. A duplicate credential id is a unique violation
     /// (mapped by ``map(_:)``). Nothing is written on any error.
     static let registerStatement = PGPreparedStatement(
-        name: "passkeyd_register_with_intent",
-        sql: """
-            WITH new_user AS (
-                INSERT INTO users (user_handle, name, display_name) SELECT $1, $2, $3 WHERE $21
+        name: "passkeyd_register_with_intent", sql: registerSQL(consuming: false), parameterTypes: registerParameterTypes)
+
+    /// ``registerStatement`` that first consumes the registration ceremony with challenge $25 and writes only if its
+    /// DELETE took it (a concurrent finish of the same challenge that deleted it first leaves nothing to take):
+    /// a verified registration's one write and one commit. Column 0 is how many ceremonies it took (0 or 1), then
+    /// the user and credential columns, NULL when nothing was inserted (no such user for an existing-user intent, or
+    /// no ceremony taken). On an error the whole statement, the DELETE included, is undone.
+    static let consumeAndRegisterStatement = PGPreparedStatement(
+        name: "passkeyd_consume_and_register", sql: registerSQL(consuming: true), parameterTypes: registerParameterTypes + [.bytea])
+
+    static let registerParameterTypes: [PGType] = [
+        .bytea, .text, .text, .bytea, .bytea, .int4, .int8, .bool, .bool, .bool, .textArray, .uuid, .text, .bytea, .bytea,
+        .text, .text, .text, .text, .text, .bool, .text, .text, .text,
+    ]
+
+    static func registerSQL(consuming: Bool) -> String {
+        let taken = consuming ? " AND EXISTS (SELECT 1 FROM taken)" : ""
+        return """
+            WITH \(consuming ? "taken AS (DELETE FROM ceremonies WHERE challenge = $25 AND kind = 'registration' RETURNING 1), " : "")new_user AS (
+                INSERT INTO users (user_handle, name, display_name) SELECT $1, $2, $3 WHERE $21\(taken)
                 RETURNING id, \(userColumns)
             ), owner AS (
                 SELECT id, \(userColumns) FROM new_user
                 UNION ALL
-                SELECT id, \(userColumns) FROM users WHERE NOT $21 AND user_handle = $1
+                SELECT id, \(userColumns) FROM users WHERE NOT $21 AND user_handle = $1\(taken)
             ), inserted AS (
                 INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backup_state,
                     uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname,
@@ -474,13 +525,10 @@ public final class PostgresPasskeyStore: PasskeyStore {
                     SELECT 2, 'credential.registered', o.user_handle, i.id FROM inserted i JOIN owner o ON o.id = i.user_id
                 ) AS e ORDER BY e.position
             )
-            SELECT u.user_handle, u.name, u.display_name, u.created_at, \(credentialColumns)
-              FROM inserted c JOIN owner u ON u.id = c.user_id
-            """,
-        parameterTypes: [
-            .bytea, .text, .text, .bytea, .bytea, .int4, .int8, .bool, .bool, .bool, .textArray, .uuid, .text, .bytea, .bytea,
-            .text, .text, .text, .text, .text, .bool, .text, .text, .text,
-        ])
+            \(consuming ? "SELECT (SELECT count(*) FROM taken), " : "SELECT ")u.user_handle, u.name, u.display_name, u.created_at, \(credentialColumns)
+              \(consuming ? "FROM (SELECT 1) AS one LEFT JOIN (inserted c JOIN owner u ON u.id = c.user_id) ON true" : "FROM inserted c JOIN owner u ON u.id = c.user_id")
+            """
+    }
 
     public func register(
         _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent, audit: AuditContext
@@ -489,19 +537,47 @@ public final class PostgresPasskeyStore: PasskeyStore {
         return try await run { connection in try Self.register(parameters, on: connection) }
     }
 
-    /// Take, verify and register on one leased connection, in one job on its thread (see the protocol).
+    /// Finish without writing first: the ceremony, fresh or not (nothing consumed).
+    static let readCeremonyStatement = PGPreparedStatement(
+        name: "passkeyd_read_ceremony",
+        sql: "SELECT user_handle, state, expires_at, expires_at > now(), intent FROM ceremonies WHERE challenge = $1 AND kind = $2",
+        parameterTypes: [.bytea, .text], isIdempotent: true)
+
+    /// Read, verify, then one write on one leased connection, in one job on its thread: one durable commit per
+    /// finish. A verified registration consumes the ceremony and stores user and credential in one statement
+    /// (``consumeAndRegisterStatement``); a refused one only consumes the ceremony. See the protocol.
     public func finishRegistration<Outcome: Sendable>(
         challenge: [UInt8], nickname: String?, audit: AuditContext,
         verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
-        try await run { connection in
-            let taken = try connection.executePrepared(Self.takeCeremonyStatement, [challenge, CeremonyKind.registration.rawValue])
-            let ceremony = taken.rowCount == 0
-                ? nil : try Self.ceremony(from: taken, row: 0, challenge: challenge, kind: .registration, hasIntent: true)
+        let kind = CeremonyKind.registration.rawValue
+        return try await run { connection in
+            let read = try connection.executePrepared(Self.readCeremonyStatement, [challenge, kind])
+            let ceremony = read.rowCount == 0
+                ? nil : try Self.ceremony(from: read, row: 0, challenge: challenge, kind: .registration, hasIntent: true)
             let (outcome, registration) = verify(ceremony)
-            guard let registration, let ceremony else { return (outcome, nil) }
-            let parameters = Self.registerParameters(registration, nickname: nickname, intent: ceremony.intent, audit: audit)
-            return (outcome, try Self.register(parameters, on: connection))
+            guard let registration, let ceremony else {
+                if read.rowCount > 0 { _ = try connection.executePrepared(Self.consumeCeremony, [challenge, kind]) }
+                return (outcome, nil)
+            }
+            var parameters = Self.registerParameters(registration, nickname: nickname, intent: ceremony.intent, audit: audit)
+            parameters.append(challenge)
+            let result: PGResult
+            do {
+                result = try connection.executePrepared(Self.consumeAndRegisterStatement, parameters)
+            } catch {
+                // Nothing was written, the DELETE included: consume the ceremony on its own (single use whatever the
+                // outcome), then report the error (duplicate credential, name taken meanwhile, …).
+                _ = try? connection.executePrepared(Self.consumeCeremony, [challenge, kind])
+                throw error
+            }
+            guard try result.decode(Int64.self, row: 0, column: 0) == 1 else {
+                throw StoreError(.ceremonyTaken, "the ceremony was consumed by a concurrent finish")
+            }
+            guard let credential = try Self.credential(from: result, row: 0, offset: 5) else {
+                throw StoreError(.userUnknown, "no user with this handle")
+            }
+            return (outcome, (try Self.user(from: result, row: 0, offset: 1), credential))
         }
     }
 

@@ -1,0 +1,117 @@
+import Foundation
+import PasskeyStore
+import Synchronization
+import Testing
+import WebAuthnCore
+
+/// Two finishes of one challenge at once, on both stores: PostgreSQL reads the ceremony without consuming it,
+/// verifies, and consumes it in the same statement as the write (one commit per finish), so both contenders can
+/// verify; a barrier inside `verify` makes sure they do, every round. Exactly one writes; the other throws
+/// `ceremonyTaken` (or, in memory, where take comes first, sees no ceremony) and writes nothing.
+@Suite("Concurrent finishes of one challenge")
+struct FinishRaceTests {
+    /// Holds the first of two callers until the second arrives (or `timeout` passes, so a store that serialises the
+    /// callbacks cannot deadlock the test).
+    final class Barrier: Sendable {
+        private let arrived = Mutex(0)
+
+        func arriveAndWait(timeout: TimeInterval = 2) {
+            arrived.withLock { $0 += 1 }
+            let deadline = Date().addingTimeInterval(timeout)
+            while arrived.withLock({ $0 }) < 2 && Date() < deadline { usleep(1000) }
+        }
+    }
+
+    static let rounds = 6
+
+    @Test(arguments: StoreUnderTest.all)
+    func oneOfTwoAuthenticationFinishesWrites(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let (registration, made) = try Registrations.makeWithAuthenticator(handle: Registrations.handle(60), name: "rae", signCount: 1)
+        var authenticator = made
+        _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
+        let credentialID = registration.credentialID
+        var record = registration.credentialRecord
+        for round in 0..<Self.rounds {
+            let update = try Registrations.update(&authenticator, record: record, increment: 1, backedUp: false)
+            let challenge = Array(repeating: UInt8(100 + round), count: 32)
+            try await store.saveCeremony(PendingCeremony(
+                challenge: challenge, kind: .authentication, userHandle: nil, state: [UInt8(round)], expiresAt: Date().addingTimeInterval(300)))
+            let barrier = Barrier()
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        do {
+                            let result = try await store.finishAuthentication(challenge: challenge, credentialID: credentialID) { lookup in
+                                barrier.arriveAndWait()
+                                return (outcome: lookup.ceremony != nil, update: lookup.ceremony == nil ? nil : update)
+                            }
+                            switch result.applied {
+                            case .applied?: return "applied"
+                            case nil where !result.outcome: return "no ceremony"
+                            default: return "other: \(String(describing: result.applied))"
+                            }
+                        } catch let error as StoreError where error.code == .ceremonyTaken {
+                            return "ceremony taken"
+                        } catch {
+                            return "error: \(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }.sorted()
+            }
+            #expect(outcomes.filter { $0 == "applied" }.count == 1, "round \(round): \(outcomes)")
+            #expect(outcomes.allSatisfy { ["applied", "ceremony taken", "no ceremony"].contains($0) }, "round \(round): \(outcomes)")
+            if subject.name == "postgres" {
+                #expect(outcomes == ["applied", "ceremony taken"], "both verified, one wrote (round \(round))")
+            }
+            let stored = try #require(try await store.credential(id: credentialID))
+            #expect(stored.record.signCount == update.signCount, "advanced once")
+            #expect(try await store.takeCeremony(challenge: challenge, kind: .authentication) == nil, "consumed")
+            record = stored.record
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func oneOfTwoRegistrationFinishesStores(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        for round in 0..<Self.rounds {
+            let contenders = try (0..<2).map { index in
+                try Registrations.make(handle: Registrations.handle(UInt8(70 + 2 * round + index)), name: "race-\(round)-\(index)")
+            }
+            let challenge = Array(repeating: UInt8(140 + round), count: 32)
+            try await store.saveCeremony(PendingCeremony(
+                challenge: challenge, kind: .registration, userHandle: nil, state: [UInt8(round)], expiresAt: Date().addingTimeInterval(300),
+                intent: .newUser))
+            let barrier = Barrier()
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for contender in contenders {
+                    group.addTask {
+                        do {
+                            let result = try await store.finishRegistration(challenge: challenge, nickname: nil, audit: .system) { ceremony in
+                                barrier.arriveAndWait()
+                                return (outcome: ceremony != nil, registration: ceremony == nil ? nil : contender)
+                            }
+                            if result.stored != nil { return "stored" }
+                            return result.outcome ? "other" : "no ceremony"
+                        } catch let error as StoreError where error.code == .ceremonyTaken {
+                            return "ceremony taken"
+                        } catch {
+                            return "error: \(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }.sorted()
+            }
+            #expect(outcomes.filter { $0 == "stored" }.count == 1, "round \(round): \(outcomes)")
+            #expect(outcomes.allSatisfy { ["stored", "ceremony taken", "no ceremony"].contains($0) }, "round \(round): \(outcomes)")
+            if subject.name == "postgres" {
+                #expect(outcomes == ["ceremony taken", "stored"], "both verified, one stored (round \(round))")
+            }
+            var users = 0
+            for contender in contenders where try await store.user(named: contender.user.name) != nil { users += 1 }
+            #expect(users == 1, "one account created (round \(round))")
+            #expect(try await store.takeCeremony(challenge: challenge, kind: .registration) == nil, "consumed")
+        }
+    }
+}
