@@ -359,3 +359,10 @@ extension Date: PGCodable, PGArrayElement {
         self = date
     }
 }
+
+// MARK: - bytea[]
+
+extension Array: PGArrayElement where Element == UInt8 {
+    /// `[[UInt8]]` is `bytea[]` (batched lookups by key: `= ANY($1)`, `unnest($1)`).
+    public static var pgArrayType: PGType { .byteaArray }
+}

@@ -291,7 +291,7 @@ public final class PGConnection: @unchecked Sendable {
     static let maximumParameterCount = 65_535
 
     /// Runs `body` with the libpq handle while holding the busy flag.
-    private func withHandle<R>(_ body: (OpaquePointer) throws(PGError) -> R) throws(PGError) -> R {
+    func withHandle<R>(_ body: (OpaquePointer) throws(PGError) -> R) throws(PGError) -> R {
         guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             throw PGError(code: .concurrentUse, message: "connection used by two threads at once")
         }
@@ -314,7 +314,7 @@ public final class PGConnection: @unchecked Sendable {
         }
     }
 
-    private func checkedParameters(_ bindings: PGBindings) throws(PGError) -> [PGBindings.Value] {
+    func checkedParameters(_ bindings: PGBindings) throws(PGError) -> [PGBindings.Value] {
         if let error = bindings.encodingError {
             throw error
         }
@@ -324,7 +324,7 @@ public final class PGConnection: @unchecked Sendable {
         return bindings.values
     }
 
-    private func checkBindings(
+    func checkBindings(
         _ parameters: [PGBindings.Value],
         against declared: [PGType],
         statement: String
@@ -355,7 +355,7 @@ private func checkText(_ text: String, what: String) throws(PGError) {
 }
 
 /// Calls `body` with NUL-terminated copies of `strings`, valid only during the call.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>]) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>]) -> R) -> R {
     var buffer: [UInt8] = []
     var offsets: [Int] = []
     for string in strings {
@@ -376,7 +376,7 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>
 /// Calls `body` with libpq's parallel parameter arrays (values, lengths, formats, type OIDs), all valid only
 /// during the call. Every format is binary (1); a NULL parameter has a nil value pointer. A non-NULL empty
 /// value (an empty `bytea` or `text`) gets a valid pointer with length 0: libpq would read nil as NULL.
-private func withParameters<R>(
+func withParameters<R>(
     _ parameters: [PGBindings.Value],
     _ body: ([UnsafePointer<CChar>?], [Int32], [Int32], [Oid]) -> R
 ) -> R {
@@ -415,7 +415,7 @@ private func copyString(_ pointer: UnsafePointer<CChar>?) -> String? {
 }
 
 /// libpq's last error message for the connection, trimmed. It never contains the password.
-private func connectionErrorMessage(_ conn: OpaquePointer) -> String {
+func connectionErrorMessage(_ conn: OpaquePointer) -> String {
     let message = unsafe copyString(PQerrorMessage(conn)) ?? ""
     return trimmingTrailingWhitespace(message)
 }
@@ -442,7 +442,7 @@ private func checkSession(_ conn: OpaquePointer) throws(PGError) {
 
 /// Turns a libpq result into a ``PGResult`` or a ``PGError``: the one place that reads result statuses and
 /// SQLSTATEs. Always frees `result`, and copies everything needed out of it first.
-private func consume(_ result: OpaquePointer?, on conn: OpaquePointer, copyRows: Bool) throws(PGError) -> PGResult {
+func consume(_ result: OpaquePointer?, on conn: OpaquePointer, copyRows: Bool) throws(PGError) -> PGResult {
     guard let result = unsafe result else {
         // No result at all: out of memory, or the command could not be sent.
         let lost = unsafe PQstatus(conn) != CONNECTION_OK

@@ -92,7 +92,9 @@ do {
         http.metricsFactory = NOOPMetricsHandler.instance
     }
 
-    let store = PostgresPasskeyStore(pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true)
+    let store = PostgresPasskeyStore(
+        pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true,
+        finishBatchLanes: settings.finishBatchLanes)
     let service = CeremonyService(relyingParty: settings.relyingParty, store: store)
 
     // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.

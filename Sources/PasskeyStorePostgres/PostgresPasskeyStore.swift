@@ -5,6 +5,11 @@ public import WebAuthnCore
 import COSECrypto
 import Synchronization
 
+/// The outcome a batched finish's verification leaves for its caller.
+final class OutcomeBox<Outcome: Sendable>: Sendable {
+    let value = Mutex<Outcome?>(nil)
+}
+
 /// `PasskeyStore` on PostgreSQL through LibPQ (schema: `Migrations/0001_initial.sql`). Any number of service
 /// instances can share one database: ceremonies are consumed with one `DELETE … RETURNING`, uniqueness is the
 /// database's constraints, and the counter update is conditional.
@@ -15,6 +20,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     let revokeSessionsOnDelete: Bool
     /// The ceremony table's row count as of the last ``refreshCeremonyCount()`` (capped at the precise threshold).
     private let approximateCeremonies = Atomic<Int>(0)
+    /// Authentication finishes in batches (``AuthenticationFinishBatcher``); nil: one finish per lease.
+    let finishBatcher: AuthenticationFinishBatcher?
 
     /// - Parameters:
     ///   - pool: connections to a database migrated with `Migrations/`.
@@ -25,10 +32,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ///     are not seen: with N instances the table can pass the cap by what N - 1 of them save in 5 s.)
     ///   - revokeSessionsOnDelete: deleting a credential or unlinking an identity revokes the sessions it started, in
     ///     the same statement.
-    public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true) {
+    ///   - finishBatchLanes: with N > 0, concurrent authentication finishes run in batches on at most N connections
+    ///     at a time (``AuthenticationFinishBatcher``: one read and one pipelined round trip of per-finish writes per
+    ///     batch); 0 runs each finish on its own lease.
+    public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, finishBatchLanes: Int = 0) {
         self.pool = pool
         self.caps = caps
         self.revokeSessionsOnDelete = revokeSessionsOnDelete
+        finishBatcher = finishBatchLanes > 0 ? AuthenticationFinishBatcher(pool: pool, lanes: finishBatchLanes) : nil
     }
 
     /// Where the save statement starts counting the whole table: 80 % of the anonymous cap.
@@ -383,33 +394,61 @@ public final class PostgresPasskeyStore: PasskeyStore {
         challenge: [UInt8], credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
     ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
-        try await run { connection in
+        if let finishBatcher {
+            let outcome = OutcomeBox<Outcome>()
+            do {
+                let (lookup, applied) = try await finishBatcher.finish(challenge: challenge, credentialID: credentialID) { lookup in
+                    let (result, update) = verify(lookup)
+                    outcome.value.withLock { $0 = result }
+                    return update
+                }
+                guard let result = outcome.value.withLock({ $0 }) else { throw StoreError(.unavailable, "the batch did not verify") }
+                return (lookup, result, applied)
+            } catch let error as StoreError {
+                throw error
+            } catch let error as PGError {
+                throw Self.map(error)
+            } catch {
+                throw StoreError(.unavailable, "\(error)")
+            }
+        }
+        return try await run { connection in
             let read = try connection.executePrepared(Self.readAuthentication, [challenge, credentialID])
             let found = try !read.isNull(row: 0, column: 1)
-            let lookup = try Self.authenticationLookup(from: read, challenge: challenge)
+            let lookup = try Self.authenticationLookup(from: read, row: 0, challenge: challenge)
             let (outcome, update) = verify(lookup)
             guard let update else {
                 if found { _ = try connection.executePrepared(Self.consumeCeremony, [challenge, CeremonyKind.authentication.rawValue]) }
                 return (lookup, outcome, nil)
             }
-            let written = try connection.executePrepared(
-                Self.consumeAndApply,
-                [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter, challenge])
-            guard try written.decode(Int64.self, row: 0, column: 0) == 1 else {
-                throw StoreError(.ceremonyTaken, "the ceremony was consumed by a concurrent finish")
-            }
-            guard try !written.isNull(row: 0, column: 1), var updated = lookup.credential, updated.id == update.credentialID else {
-                // Not written (stale or gone, both rare), or written to a credential the read did not load: read it.
-                let current = try connection.executePrepared(Self.credentialForSignIn, [update.credentialID])
-                guard current.rowCount == 1, let credential = try Self.credential(from: current, row: 0) else { return (lookup, outcome, .gone) }
-                return (lookup, outcome, try written.isNull(row: 0, column: 1) ? .stale(credential) : .applied(credential))
-            }
-            updated.record.signCount = UInt32(clamping: try written.decode(Int64.self, row: 0, column: 1))
-            updated.record.backupState = try written.decode(Bool.self, row: 0, column: 2)
-            updated.record.uvInitialized = try written.decode(Bool.self, row: 0, column: 3)
-            updated.lastUsedAt = try written.decode(Date.self, row: 0, column: 4)
-            return (lookup, outcome, .applied(updated))
+            let written = try connection.executePrepared(Self.consumeAndApply, Self.consumeAndApplyBindings(update, challenge: challenge))
+            return (lookup, outcome, try Self.applied(written, update: update, loaded: lookup.credential, on: connection))
         }
+    }
+
+    static func consumeAndApplyBindings(_ update: CredentialUpdate, challenge: [UInt8]) -> PGBindings {
+        [update.credentialID, Int64(update.signCount), update.backupState, update.uvInitialized, update.advancesCounter, challenge]
+    }
+
+    /// What a ``consumeAndApply`` result means: `ceremonyTaken` when its DELETE found nothing; otherwise the
+    /// credential as written (the `loaded` one with the four updated columns), or, when nothing was written
+    /// (stale or gone, both rare) or the read loaded another credential, read again to tell which.
+    static func applied(
+        _ written: PGResult, update: CredentialUpdate, loaded: StoredCredential?, on connection: PGConnection
+    ) throws -> CredentialUpdateResult {
+        guard try written.decode(Int64.self, row: 0, column: 0) == 1 else {
+            throw StoreError(.ceremonyTaken, "the ceremony was consumed by a concurrent finish")
+        }
+        guard try !written.isNull(row: 0, column: 1), var updated = loaded, updated.id == update.credentialID else {
+            let current = try connection.executePrepared(Self.credentialForSignIn, [update.credentialID])
+            guard current.rowCount == 1, let credential = try Self.credential(from: current, row: 0) else { return .gone }
+            return try written.isNull(row: 0, column: 1) ? .stale(credential) : .applied(credential)
+        }
+        updated.record.signCount = UInt32(clamping: try written.decode(Int64.self, row: 0, column: 1))
+        updated.record.backupState = try written.decode(Bool.self, row: 0, column: 2)
+        updated.record.uvInitialized = try written.decode(Bool.self, row: 0, column: 3)
+        updated.lastUsedAt = try written.decode(Date.self, row: 0, column: 4)
+        return .applied(updated)
     }
 
     /// The counter update both apply statements share: with $5 (advancesCounter) only while the stored counter is
@@ -432,24 +471,24 @@ public final class PostgresPasskeyStore: PasskeyStore {
         challenge: [UInt8], credentialID: [UInt8], on connection: PGConnection
     ) throws -> AuthenticationLookup {
         let result = try connection.executePrepared(Self.takeAuthentication, [challenge, credentialID])
-        return try authenticationLookup(from: result, challenge: challenge)
+        guard result.rowCount == 1 else { return AuthenticationLookup(ceremony: nil, credential: nil, user: nil) }
+        return try authenticationLookup(from: result, row: 0, challenge: challenge)
     }
 
     /// ``takeAuthentication`` and ``readAuthentication`` rows: the ceremony's four columns, the credential's, its
     /// owner's name, display name and creation time.
-    static func authenticationLookup(from result: PGResult, challenge: [UInt8]) throws -> AuthenticationLookup {
-        guard result.rowCount == 1 else { return AuthenticationLookup(ceremony: nil, credential: nil, user: nil) }
-        let credential = try Self.credential(from: result, row: 0, offset: 4)
+    static func authenticationLookup(from result: PGResult, row: Int, challenge: [UInt8]) throws -> AuthenticationLookup {
+        let credential = try Self.credential(from: result, row: row, offset: 4)
         var user: StoredUser?
         if let credential {
             let owner = 4 + Self.credentialColumnCount
             user = StoredUser(
-                handle: credential.record.userHandle, name: try result.decode(String.self, row: 0, column: owner),
-                displayName: try result.decode(String.self, row: 0, column: owner + 1),
-                createdAt: try result.decode(Date.self, row: 0, column: owner + 2))
+                handle: credential.record.userHandle, name: try result.decode(String.self, row: row, column: owner),
+                displayName: try result.decode(String.self, row: row, column: owner + 1),
+                createdAt: try result.decode(Date.self, row: row, column: owner + 2))
         }
         return AuthenticationLookup(
-            ceremony: try Self.ceremony(from: result, row: 0, challenge: challenge, kind: .authentication),
+            ceremony: try Self.ceremony(from: result, row: row, challenge: challenge, kind: .authentication),
             credential: credential, user: user)
     }
 

@@ -168,7 +168,8 @@ struct PostgresHTTPInstance: Sendable {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
         pool = PGPool(url: url, size: poolSize, threadPool: threadPool)
-        store = PostgresPasskeyStore(pool: pool, caps: caps)
+        // As the executable runs it by default: authentication finishes in batches on two lanes.
+        store = PostgresPasskeyStore(pool: pool, caps: caps, finishBatchLanes: 2)
         let clock = RealTimeClock()
         self.clock = clock
         let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })

@@ -7,7 +7,9 @@ import WebAuthnCore
 /// Two finishes of one challenge at once, on both stores: PostgreSQL reads the ceremony without consuming it,
 /// verifies, and consumes it in the same statement as the write (one commit per finish), so both contenders can
 /// verify; a barrier inside `verify` makes sure they do, every round. Exactly one writes; the other throws
-/// `ceremonyTaken` (or, in memory, where take comes first, sees no ceremony) and writes nothing.
+/// `ceremonyTaken` (or, in memory, where take comes first, sees no ceremony) and writes nothing. With batched
+/// finishes both usually land in one batch, whose verifications run one after the other (the barrier then times
+/// out): the second's write finds the ceremony consumed by the first's.
 @Suite("Concurrent finishes of one challenge")
 struct FinishRaceTests {
     /// Holds the first of two callers until the second arrives (or `timeout` passes, so a store that serialises the
@@ -32,6 +34,7 @@ struct FinishRaceTests {
         _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
         let credentialID = registration.credentialID
         var record = registration.credentialRecord
+        var taken = 0
         for round in 0..<Self.rounds {
             let update = try Registrations.update(&authenticator, record: record, increment: 1, backedUp: false)
             let challenge = Array(repeating: UInt8(100 + round), count: 32)
@@ -62,19 +65,24 @@ struct FinishRaceTests {
             }
             #expect(outcomes.filter { $0 == "applied" }.count == 1, "round \(round): \(outcomes)")
             #expect(outcomes.allSatisfy { ["applied", "ceremony taken", "no ceremony"].contains($0) }, "round \(round): \(outcomes)")
-            if subject.name == "postgres" {
-                #expect(outcomes == ["applied", "ceremony taken"], "both verified, one wrote (round \(round))")
-            }
+            if outcomes.contains("ceremony taken") { taken += 1 }
             let stored = try #require(try await store.credential(id: credentialID))
             #expect(stored.record.signCount == update.signCount, "advanced once")
             #expect(try await store.takeCeremony(challenge: challenge, kind: .authentication) == nil, "consumed")
             record = stored.record
+        }
+        if subject.name.hasPrefix("postgres") {
+            // PostgreSQL verifies before it consumes: the path where both verified and one found the ceremony gone
+            // must have run (the barrier makes both verify at once; a machine too busy to start the second task
+            // within its timeout can make a round sequential, so not every round).
+            #expect(taken > 0, "no round had both finishes verify")
         }
     }
 
     @Test(arguments: StoreUnderTest.all)
     func oneOfTwoRegistrationFinishesStores(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
+        var taken = 0
         for round in 0..<Self.rounds {
             let contenders = try (0..<2).map { index in
                 try Registrations.make(handle: Registrations.handle(UInt8(70 + 2 * round + index)), name: "race-\(round)-\(index)")
@@ -105,13 +113,12 @@ struct FinishRaceTests {
             }
             #expect(outcomes.filter { $0 == "stored" }.count == 1, "round \(round): \(outcomes)")
             #expect(outcomes.allSatisfy { ["stored", "ceremony taken", "no ceremony"].contains($0) }, "round \(round): \(outcomes)")
-            if subject.name == "postgres" {
-                #expect(outcomes == ["ceremony taken", "stored"], "both verified, one stored (round \(round))")
-            }
+            if outcomes.contains("ceremony taken") { taken += 1 }
             var users = 0
             for contender in contenders where try await store.user(named: contender.user.name) != nil { users += 1 }
             #expect(users == 1, "one account created (round \(round))")
             #expect(try await store.takeCeremony(challenge: challenge, kind: .registration) == nil, "consumed")
         }
+        if subject.name.hasPrefix("postgres") { #expect(taken > 0, "no round had both finishes verify") }
     }
 }

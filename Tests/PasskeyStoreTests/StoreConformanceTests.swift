@@ -25,6 +25,9 @@ struct StoreUnderTest: CustomTestStringConvertible, Sendable {
         var stores = [StoreUnderTest(name: "in-memory") { InMemoryPasskeyStore(revokeSessionsOnDelete: $0) }]
         if let url = PostgresSchema.databaseURL {
             stores.append(StoreUnderTest(name: "postgres") { try await PostgresSchema.freshStore(url: url, revokeSessionsOnDelete: $0) })
+            stores.append(StoreUnderTest(name: "postgres, batched finishes") {
+                try await PostgresSchema.freshStore(url: url, revokeSessionsOnDelete: $0, finishBatchLanes: 2)
+            })
         }
         return stores
     }()
@@ -38,10 +41,10 @@ enum PostgresSchema {
 
     static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
 
-    static func freshStore(url: String, revokeSessionsOnDelete: Bool = true) async throws -> any PasskeyStore {
+    static func freshStore(url: String, revokeSessionsOnDelete: Bool = true, finishBatchLanes: Int = 0) async throws -> any PasskeyStore {
         let pool = PGPool(url: try freshSchema(url: url), size: 4, threadPool: .singleton)
         _ = try await Migrator(directory: migrations).migrate(using: pool)
-        return PostgresPasskeyStore(pool: pool, revokeSessionsOnDelete: revokeSessionsOnDelete)
+        return PostgresPasskeyStore(pool: pool, revokeSessionsOnDelete: revokeSessionsOnDelete, finishBatchLanes: finishBatchLanes)
     }
 
     /// Creates an empty schema; a URL of `url` whose connections use it.
