@@ -87,6 +87,10 @@ extension PGConnection {
 /// - `connectTimeout`: libpq's `connect_timeout` (per host), unless the URL sets its own.
 /// - `statementTimeout`: `SET statement_timeout` on every new connection, so the server cancels a statement
 ///   that runs (or waits for a lock) longer; the caller gets ``PGError/Code/queryFailed`` (SQLSTATE 57014).
+/// - `forceGenericPlans`: `SET plan_cache_mode = force_generic_plan` on every new connection, so a prepared
+///   statement is planned once per connection instead of on every execution. PostgreSQL otherwise keeps choosing
+///   a fresh custom plan for statements whose parameters could fold away (`$1 IS NULL`, an `unnest($1)` whose
+///   length it would then know), and planning then costs more than running them.
 /// - `acquireTimeout`: a caller that waits longer than this for a connection fails with
 ///   ``PGError/Code/timedOut`` instead of queueing without bound.
 /// - `leaseTimeout`: a client-side bound on one lease (connect + validation + body) for a server that stops
@@ -146,14 +150,20 @@ public final class PGPool: Sendable {
         public var connectTimeout: Int
         /// `statement_timeout` set on every new connection; `nil` leaves the server's (or role's) setting.
         public var statementTimeout: Duration?
+        /// `plan_cache_mode = force_generic_plan` on every new connection.
+        public var forceGenericPlans: Bool
         /// Longest wait for a free connection.
         public var acquireTimeout: Duration?
         /// Longest a caller waits for one lease's work on its thread.
         public var leaseTimeout: Duration?
 
-        public init(connectTimeout: Int = 10, statementTimeout: Duration? = nil, acquireTimeout: Duration? = nil, leaseTimeout: Duration? = nil) {
+        public init(
+            connectTimeout: Int = 10, statementTimeout: Duration? = nil, forceGenericPlans: Bool = false, acquireTimeout: Duration? = nil,
+            leaseTimeout: Duration? = nil
+        ) {
             self.connectTimeout = connectTimeout
             self.statementTimeout = statementTimeout
+            self.forceGenericPlans = forceGenericPlans
             self.acquireTimeout = acquireTimeout
             self.leaseTimeout = leaseTimeout
         }
@@ -480,10 +490,13 @@ public final class PGPool: Sendable {
         let configuration = self.configuration
         let connected = Result { () throws(PGError) in
             let connection = try PGConnection.connect(url: url, connectTimeout: configuration.connectTimeout)
+            var settings: [String] = []
             if let timeout = configuration.statementTimeout {
                 let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-                try connection.simpleQuery("SET statement_timeout = \(milliseconds)")
+                settings.append("SET statement_timeout = \(milliseconds)")
             }
+            if configuration.forceGenericPlans { settings.append("SET plan_cache_mode = force_generic_plan") }
+            if !settings.isEmpty { try connection.simpleQuery(settings.joined(separator: "; ")) }
             return connection
         }
         state.withLock { state in

@@ -95,7 +95,8 @@ public struct Settings: Sendable {
     /// never fires); no lease bound when the statement timeout is off.
     public var poolConfiguration: PGPool.Configuration {
         PGPool.Configuration(
-            connectTimeout: databaseConnectTimeout, statementTimeout: databaseStatementTimeout, acquireTimeout: databasePoolTimeout,
+            connectTimeout: databaseConnectTimeout, statementTimeout: databaseStatementTimeout, forceGenericPlans: true,
+            acquireTimeout: databasePoolTimeout,
             leaseTimeout: databaseStatementTimeout.map { $0 + .seconds(databaseConnectTimeout + 1) })
     }
 

@@ -58,6 +58,35 @@ struct PGPoolTimeoutTests {
         }
     }
 
+    /// With forceGenericPlans a prepared statement whose parameters could fold away (PostgreSQL would otherwise
+    /// re-plan it on every execution) is planned once: after many executions, no custom plans beyond none at all.
+    @Test func genericPlansAreForcedOnEveryConnectionWhenAsked() async throws {
+        let folding = PGPreparedStatement(
+            name: "pool_test_folding", sql: "SELECT count(*) FROM unnest($1::int8[]) AS i(v) WHERE $2::text IS NULL OR v > 0",
+            parameterTypes: [.int8Array, .text])
+        func plans(_ pool: PGPool) async throws -> (mode: String, generic: Int64, custom: Int64) {
+            try await pool.withConnection { connection in
+                var bindings: PGBindings = [[Int64(1), 2, 3]]
+                bindings.append(nil as String?)
+                for _ in 0..<8 { _ = try connection.executePrepared(folding, bindings) }
+                let mode = try connection.execute("SHOW plan_cache_mode").decode(String.self, row: 0, column: 0)
+                let counts = try connection.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'pool_test_folding'")
+                return (mode, try counts.decode(Int64.self, row: 0, column: 0), try counts.decode(Int64.self, row: 0, column: 1))
+            }
+        }
+        try await withTestSchema { schema in
+            try await withBoundedPool(url: schema.url, size: 1, .init(statementTimeout: .seconds(5), forceGenericPlans: true)) { pool in
+                let forced = try await plans(pool)
+                #expect(forced.mode == "force_generic_plan" && forced.generic == 8 && forced.custom == 0)
+                #expect(try await pool.withConnection { try $0.execute("SHOW statement_timeout").decode(String.self, row: 0, column: 0) } == "5s")
+            }
+            try await withBoundedPool(url: schema.url, size: 1, .init()) { pool in
+                let chosen = try await plans(pool)
+                #expect(chosen.mode == "auto" && chosen.custom >= 5, "PostgreSQL plans the first five executions itself")
+            }
+        }
+    }
+
     @Test func waitingForAConnectionIsBounded() async throws {
         try await withTestSchema { schema in
             try await withBoundedPool(url: schema.url, size: 1, .init(acquireTimeout: .milliseconds(200))) { pool in

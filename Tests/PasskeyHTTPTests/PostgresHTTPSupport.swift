@@ -167,7 +167,7 @@ struct PostgresHTTPInstance: Sendable {
     ) {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
-        pool = PGPool(url: url, size: poolSize, threadPool: threadPool)
+        pool = PGPool(url: url, size: poolSize, threadPool: threadPool, configuration: PGPool.Configuration(forceGenericPlans: true))
         // As the executable runs it by default: authentication finishes in batches on two lanes.
         store = PostgresPasskeyStore(pool: pool, caps: caps, finishBatchLanes: 2)
         let clock = RealTimeClock()

@@ -42,7 +42,10 @@ enum PostgresSchema {
     static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
 
     static func freshStore(url: String, revokeSessionsOnDelete: Bool = true, finishBatchLanes: Int = 0) async throws -> any PasskeyStore {
-        let pool = PGPool(url: try freshSchema(url: url), size: 4, threadPool: .singleton)
+        // The batching store runs as the executable does: generic plans too.
+        let pool = PGPool(
+            url: try freshSchema(url: url), size: 4, threadPool: .singleton,
+            configuration: PGPool.Configuration(forceGenericPlans: finishBatchLanes > 0))
         _ = try await Migrator(directory: migrations).migrate(using: pool)
         return PostgresPasskeyStore(pool: pool, revokeSessionsOnDelete: revokeSessionsOnDelete, finishBatchLanes: finishBatchLanes)
     }
