@@ -6,12 +6,12 @@ import WebAuthnCore
 
 /// Authentication finishes of concurrent requests, run in batches on few connections: per batch one read of every
 /// ceremony and credential (`unnest` of the challenges and credential ids), the engine's verification of each,
-/// then every finish's own write (``PostgresPasskeyStore/consumeAndApply`` or, when refused,
-/// ``PostgresPasskeyStore/consumeCeremony``) sent in one libpq pipeline. Each write stays its own transaction,
-/// so a finish keeps exactly the single-finish semantics (one durable commit, single use, the conditional
-/// counter; a finish that loses its ceremony to another, in the same batch or elsewhere, writes nothing and gets
-/// `ceremonyTaken`), while the database sees two round trips and one read statement per batch instead of two
-/// round trips per finish.
+/// then one write statement for the whole batch (``writeBatch``): it consumes every ceremony found (verified or
+/// refused) and applies each verified finish's counter update only if it took that finish's ceremony. A finish
+/// keeps the single-finish semantics (single use, consumed also when refused, the conditional counter; a finish
+/// that loses its ceremony to another, in the same batch or elsewhere, writes nothing and gets `ceremonyTaken`),
+/// while the database sees two statements, two round trips and one commit per batch instead of two statements and
+/// a commit per finish.
 ///
 /// No timer: a batch is whatever has queued while the lanes were busy, so a lone request runs at once and the
 /// batches grow with the load. `lanes` bounds the connections batches hold at a time.
@@ -90,16 +90,94 @@ final class AuthenticationFinishBatcher: Sendable {
             """,
         parameterTypes: [.byteaArray, .byteaArray], isIdempotent: true)
 
+    /// One batch's writes in one statement and one transaction, deadlock-free against other batches (here or on
+    /// other instances) because it locks in one global order: the ceremonies of $7 sorted by challenge, then the
+    /// credentials to update sorted by id. Every ceremony of $7 that still exists is consumed (verified or refused);
+    /// a credential is updated only for a finish whose ceremony this statement took, and only while the stored
+    /// counter is below the new one (or both are zero), re-checked on the newest row version as in
+    /// ``PostgresPasskeyStore/consumeAndApply``. A batch passes each challenge and each credential at most once
+    /// (later duplicates go to the next round). Rows: (0, challenge) for each ceremony taken, (1, credential id and
+    /// the four updated columns) for each credential written.
+    static let writeBatch = PGPreparedStatement(
+        name: "passkeyd_write_authentication_batch",
+        sql: """
+            WITH input AS (
+                SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::int8[], $4::bool[], $5::bool[], $6::bool[])
+                    AS i(challenge, credential_id, sign_count, backup_state, uv_initialized, advances)
+            ), locked AS (
+                SELECT challenge FROM ceremonies WHERE challenge = ANY($7::bytea[]) AND kind = 'authentication'
+                 ORDER BY challenge FOR UPDATE
+            ), taken AS (
+                DELETE FROM ceremonies c USING locked l WHERE c.challenge = l.challenge AND c.kind = 'authentication'
+                RETURNING c.challenge
+            ), to_update AS (
+                SELECT c.id FROM credentials c
+                 WHERE c.id IN (SELECT i.credential_id FROM input i JOIN taken t ON t.challenge = i.challenge)
+                 ORDER BY c.id FOR UPDATE
+            ), updated AS (
+                UPDATE credentials AS c
+                   SET sign_count = CASE WHEN i.advances THEN i.sign_count ELSE c.sign_count END,
+                       backup_state = CASE WHEN i.advances THEN i.backup_state ELSE c.backup_state END,
+                       uv_initialized = c.uv_initialized OR i.uv_initialized,
+                       last_used_at = now()
+                  FROM input i JOIN to_update k ON k.id = i.credential_id
+                 WHERE c.id = i.credential_id
+                   AND (NOT i.advances OR c.sign_count < i.sign_count OR (i.sign_count = 0 AND c.sign_count = 0))
+                RETURNING c.id, c.sign_count, c.backup_state, c.uv_initialized, c.last_used_at
+            )
+            SELECT 0, challenge, NULL::int8, NULL::bool, NULL::bool, NULL::timestamptz FROM taken
+            UNION ALL
+            SELECT 1, id, sign_count, backup_state, uv_initialized, last_used_at FROM updated
+            """,
+        parameterTypes: [.byteaArray, .byteaArray, .int8Array, .boolArray, .boolArray, .boolArray, .byteaArray])
+
     private enum Write {
         /// Unknown challenge: nothing to write.
         case none
-        /// Refused: the ceremony is consumed.
-        case consume(Int)
-        /// Verified: consume and apply, the update at this pipeline position.
-        case apply(CredentialUpdate, Int)
+        /// Refused: the ceremony is consumed (in this round).
+        case consume(round: Int)
+        /// Verified: consume and apply (in this round).
+        case apply(CredentialUpdate, round: Int)
     }
 
-    /// Read, verify, write for one batch on one connection (its thread).
+    /// The arrays of one round's ``writeBatch``.
+    private struct Round {
+        var challenges: Set<[UInt8]> = []
+        var credentialIDs: Set<[UInt8]> = []
+        var applyChallenges: [[UInt8]] = []
+        var applyCredentialIDs: [[UInt8]] = []
+        var signCounts: [Int64] = []
+        var backupStates: [Bool] = []
+        var uvInitialized: [Bool] = []
+        var advances: [Bool] = []
+        var consumed: [[UInt8]] = []
+
+        var bindings: PGBindings {
+            [applyChallenges, applyCredentialIDs, signCounts, backupStates, uvInitialized, advances, consumed]
+        }
+    }
+
+    /// What one round's statement did.
+    private struct Written {
+        var taken: Set<[UInt8]> = []
+        var updated: [[UInt8]: (signCount: Int64, backupState: Bool, uvInitialized: Bool, lastUsedAt: Date)] = [:]
+
+        init(_ result: PGResult) throws {
+            for row in 0..<result.rowCount {
+                let key = try result.decode([UInt8].self, row: row, column: 1)
+                if try result.decode(Int32.self, row: row, column: 0) == 0 {
+                    taken.insert(key)
+                } else {
+                    updated[key] = (
+                        try result.decode(Int64.self, row: row, column: 2), try result.decode(Bool.self, row: row, column: 3),
+                        try result.decode(Bool.self, row: row, column: 4), try result.decode(Date.self, row: row, column: 5))
+                }
+            }
+        }
+    }
+
+    /// Read, verify, write for one batch on one connection (its thread): one read statement, then one write
+    /// statement per round (one round unless a challenge or credential occurs twice), sent as one pipeline.
     static func run(
         _ batch: [Request], on connection: PGConnection
     ) throws -> [Result<(lookup: AuthenticationLookup, applied: CredentialUpdateResult?), any Error>] {
@@ -109,25 +187,46 @@ final class AuthenticationFinishBatcher: Sendable {
         }
         var lookups: [AuthenticationLookup] = []
         var writes: [Write] = []
-        var statements: [(statement: PGPreparedStatement, bindings: PGBindings)] = []
+        var rounds: [Round] = []
         lookups.reserveCapacity(batch.count)
         writes.reserveCapacity(batch.count)
-        statements.reserveCapacity(batch.count)
         for (row, request) in batch.enumerated() {
             let found = try !read.isNull(row: row, column: 1)
             let lookup = try PostgresPasskeyStore.authenticationLookup(from: read, row: row, challenge: request.challenge)
             lookups.append(lookup)
-            if let update = request.verify(lookup) {
-                writes.append(.apply(update, statements.count))
-                statements.append((PostgresPasskeyStore.consumeAndApply, PostgresPasskeyStore.consumeAndApplyBindings(update, challenge: request.challenge)))
-            } else if found {
-                writes.append(.consume(statements.count))
-                statements.append((PostgresPasskeyStore.consumeCeremony, [request.challenge, CeremonyKind.authentication.rawValue]))
-            } else {
+            let update = request.verify(lookup)
+            guard found || update != nil else {
                 writes.append(Write.none)
+                continue
+            }
+            // The first round that has neither this challenge nor (to update) this credential.
+            var index = 0
+            while index < rounds.count,
+                rounds[index].challenges.contains(request.challenge)
+                    || (update.map { rounds[index].credentialIDs.contains($0.credentialID) } ?? false)
+            {
+                index += 1
+            }
+            if index == rounds.count { rounds.append(Round()) }
+            rounds[index].challenges.insert(request.challenge)
+            rounds[index].consumed.append(request.challenge)
+            if let update {
+                rounds[index].credentialIDs.insert(update.credentialID)
+                rounds[index].applyChallenges.append(request.challenge)
+                rounds[index].applyCredentialIDs.append(update.credentialID)
+                rounds[index].signCounts.append(Int64(update.signCount))
+                rounds[index].backupStates.append(update.backupState)
+                rounds[index].uvInitialized.append(update.uvInitialized)
+                rounds[index].advances.append(update.advancesCounter)
+                writes.append(.apply(update, round: index))
+            } else {
+                writes.append(.consume(round: index))
             }
         }
-        let written = try connection.executePipelined(statements)
+        let results = try connection.executePipelined(rounds.map { (writeBatch, $0.bindings) })
+        let written: [Result<Written, any Error>] = results.map { result in
+            Result { try Written(result.mapError { PostgresPasskeyStore.map($0) }.get()) }
+        }
         var outcomes: [Result<(lookup: AuthenticationLookup, applied: CredentialUpdateResult?), any Error>] = []
         outcomes.reserveCapacity(batch.count)
         for (index, write) in writes.enumerated() {
@@ -135,12 +234,28 @@ final class AuthenticationFinishBatcher: Sendable {
             switch write {
             case .none:
                 outcomes.append(.success((lookup, nil)))
-            case .consume(let position):
-                outcomes.append(written[position].map { _ in (lookup, nil) }.mapError { PostgresPasskeyStore.map($0) })
-            case .apply(let update, let position):
+            case .consume(let round):
+                outcomes.append(written[round].map { _ in (lookup, nil) })
+            case .apply(let update, let round):
                 outcomes.append(Result {
-                    let result = try written[position].mapError { PostgresPasskeyStore.map($0) }.get()
-                    return (lookup, try PostgresPasskeyStore.applied(result, update: update, loaded: lookup.credential, on: connection))
+                    let round = try written[round].get()
+                    guard round.taken.contains(batch[index].challenge) else {
+                        throw StoreError(.ceremonyTaken, "the ceremony was consumed by a concurrent finish")
+                    }
+                    guard let columns = round.updated[update.credentialID], var updated = lookup.credential,
+                        updated.id == update.credentialID
+                    else {
+                        // Not written (stale or gone, both rare), or another credential than the one read: read it.
+                        let current = try connection.executePrepared(PostgresPasskeyStore.credentialForSignIn, [update.credentialID])
+                        guard current.rowCount == 1, let credential = try PostgresPasskeyStore.credential(from: current, row: 0)
+                        else { return (lookup, .gone) }
+                        return (lookup, round.updated[update.credentialID] == nil ? .stale(credential) : .applied(credential))
+                    }
+                    updated.record.signCount = UInt32(clamping: columns.signCount)
+                    updated.record.backupState = columns.backupState
+                    updated.record.uvInitialized = columns.uvInitialized
+                    updated.lastUsedAt = columns.lastUsedAt
+                    return (lookup, .applied(updated))
                 })
             }
         }
