@@ -94,7 +94,7 @@ do {
 
     let store = PostgresPasskeyStore(
         pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true,
-        finishBatchLanes: settings.finishBatchLanes)
+        batchLanes: settings.batchLanes)
     let service = CeremonyService(relyingParty: settings.relyingParty, store: store)
 
     // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.

@@ -32,10 +32,10 @@ public struct Settings: Sendable {
     /// libpq connection string (may contain a password: never log it).
     public var databaseURL: String
     public var poolSize: Int
-    /// `PASSKEYD_FINISH_BATCH_LANES`: concurrent authentication finishes run in batches on at most this many pooled
-    /// connections at a time (one read and one pipelined round trip of per-finish writes per batch); 0 = one
-    /// finish per connection lease.
-    public var finishBatchLanes: Int
+    /// `PASSKEYD_DB_BATCH_LANES`: concurrent authentication finishes run in batches on at most this many pooled
+    /// connections at a time (one read and one write statement per batch), and uncapped begins' inserts on as many
+    /// more; 0 = each on its own connection lease.
+    public var batchLanes: Int
     /// `PASSKEYD_DB_CONNECT_TIMEOUT`: libpq `connect_timeout` in seconds (per host), unless the URL sets one.
     public var databaseConnectTimeout: Int
     /// `PASSKEYD_DB_STATEMENT_TIMEOUT`: `statement_timeout` set on every pooled connection; `nil` (0) = leave
@@ -108,7 +108,7 @@ public struct Settings: Sendable {
 
     /// The variables this service reads.
     public static let variables: [String] = [
-        "PASSKEYD_CONFIG_FILE", "PASSKEYD_LISTEN", "PASSKEYD_DATABASE_URL", "PASSKEYD_POOL_SIZE", "PASSKEYD_FINISH_BATCH_LANES", "PASSKEYD_MIGRATIONS",
+        "PASSKEYD_CONFIG_FILE", "PASSKEYD_LISTEN", "PASSKEYD_DATABASE_URL", "PASSKEYD_POOL_SIZE", "PASSKEYD_DB_BATCH_LANES", "PASSKEYD_MIGRATIONS",
         "PASSKEYD_RP_ID", "PASSKEYD_RP_NAME", "PASSKEYD_ORIGINS", "PASSKEYD_USER_VERIFICATION", "PASSKEYD_CHALLENGE_TTL",
         "PASSKEYD_API_KEYS", "PASSKEYD_ADMIN_KEYS", "PASSKEYD_LOG_LEVEL", "PASSKEYD_ALGORITHMS", "PASSKEYD_ATTESTATION",
         "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS", "PASSKEYD_AAGUID_ALLOW", "PASSKEYD_AAGUID_DENY",
@@ -211,9 +211,10 @@ public struct Settings: Sendable {
         }
         databaseURL = url
         poolSize = try reader.integer("PASSKEYD_POOL_SIZE", default: 8, in: 1...1000)
-        finishBatchLanes = try reader.integer("PASSKEYD_FINISH_BATCH_LANES", default: 2, in: 0...1000)
-        if finishBatchLanes > poolSize {
-            throw ConfigurationError("PASSKEYD_FINISH_BATCH_LANES", "at most PASSKEYD_POOL_SIZE (\(poolSize)): each lane holds a pooled connection")
+        batchLanes = try reader.integer("PASSKEYD_DB_BATCH_LANES", default: min(2, poolSize / 2), in: 0...500)
+        if batchLanes * 2 > poolSize {
+            throw ConfigurationError(
+                "PASSKEYD_DB_BATCH_LANES", "at most half of PASSKEYD_POOL_SIZE (\(poolSize)): finishes and begins each hold up to this many connections")
         }
         databaseConnectTimeout = try reader.integer("PASSKEYD_DB_CONNECT_TIMEOUT", default: 5, in: 2...300)
         let statementTimeout = try reader.integer("PASSKEYD_DB_STATEMENT_TIMEOUT", default: 5000, in: 0...3_600_000)

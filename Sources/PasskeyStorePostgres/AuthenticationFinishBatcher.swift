@@ -1,7 +1,6 @@
 import Foundation
 import LibPQ
 import PasskeyStore
-import Synchronization
 import WebAuthnCore
 
 /// Authentication finishes of concurrent requests, run in batches on few connections: per batch one read of every
@@ -12,70 +11,25 @@ import WebAuthnCore
 /// that loses its ceremony to another, in the same batch or elsewhere, writes nothing and gets `ceremonyTaken`),
 /// while the database sees two statements, two round trips and one commit per batch instead of two statements and
 /// a commit per finish.
-///
-/// No timer: a batch is whatever has queued while the lanes were busy, so a lone request runs at once and the
-/// batches grow with the load. `lanes` bounds the connections batches hold at a time.
+/// The batches come from ``BatchLanes``.
 final class AuthenticationFinishBatcher: Sendable {
     struct Request: Sendable {
         let challenge: [UInt8]
         let credentialID: [UInt8]
         /// The caller's verification (pure); returns the update to apply, nil when refused.
         let verify: @Sendable (AuthenticationLookup) -> CredentialUpdate?
-        let continuation: CheckedContinuation<(lookup: AuthenticationLookup, applied: CredentialUpdateResult?), any Error>
     }
 
-    private struct Queue {
-        var pending: [Request] = []
-        var busyLanes = 0
-    }
-
-    private let queue = Mutex(Queue())
-    private let pool: PGPool
-    let lanes: Int
-    let maximumBatch: Int
+    private let lanes: BatchLanes<Request, (lookup: AuthenticationLookup, applied: CredentialUpdateResult?)>
 
     init(pool: PGPool, lanes: Int, maximumBatch: Int = 32) {
-        self.pool = pool
-        self.lanes = max(1, lanes)
-        self.maximumBatch = max(1, maximumBatch)
+        self.lanes = BatchLanes(pool: pool, lanes: lanes, maximumBatch: maximumBatch, run: Self.run)
     }
 
     func finish(
         challenge: [UInt8], credentialID: [UInt8], verify: @escaping @Sendable (AuthenticationLookup) -> CredentialUpdate?
     ) async throws -> (lookup: AuthenticationLookup, applied: CredentialUpdateResult?) {
-        try await withCheckedThrowingContinuation { continuation in
-            let request = Request(challenge: challenge, credentialID: credentialID, verify: verify, continuation: continuation)
-            let startLane = queue.withLock { queue -> Bool in
-                queue.pending.append(request)
-                guard queue.busyLanes < lanes else { return false }
-                queue.busyLanes += 1
-                return true
-            }
-            if startLane { Task { await self.drain() } }
-        }
-    }
-
-    /// One lane: runs batches until the queue is empty.
-    private func drain() async {
-        while true {
-            let batch = queue.withLock { queue -> [Request] in
-                guard !queue.pending.isEmpty else {
-                    queue.busyLanes -= 1
-                    return []
-                }
-                let count = min(maximumBatch, queue.pending.count)
-                let batch = Array(queue.pending.prefix(count))
-                queue.pending.removeFirst(count)
-                return batch
-            }
-            if batch.isEmpty { return }
-            do {
-                let outcomes = try await pool.withConnection { connection in try Self.run(batch, on: connection) }
-                for (request, outcome) in zip(batch, outcomes) { request.continuation.resume(with: outcome) }
-            } catch {
-                for request in batch { request.continuation.resume(throwing: error) }
-            }
-        }
+        try await lanes.submit(Request(challenge: challenge, credentialID: credentialID, verify: verify))
     }
 
     /// Every ceremony and credential of the batch in one statement, in the batch's order.

@@ -22,6 +22,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     private let approximateCeremonies = Atomic<Int>(0)
     /// Authentication finishes in batches (``AuthenticationFinishBatcher``); nil: one finish per lease.
     let finishBatcher: AuthenticationFinishBatcher?
+    /// Uncapped begins' ceremonies inserted in batches (``insertCeremoniesBatch``); nil: one insert per begin.
+    let ceremonyBatcher: BatchLanes<PendingCeremony, Void>?
 
     /// - Parameters:
     ///   - pool: connections to a database migrated with `Migrations/`.
@@ -32,14 +34,16 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ///     are not seen: with N instances the table can pass the cap by what N - 1 of them save in 5 s.)
     ///   - revokeSessionsOnDelete: deleting a credential or unlinking an identity revokes the sessions it started, in
     ///     the same statement.
-    ///   - finishBatchLanes: with N > 0, concurrent authentication finishes run in batches on at most N connections
-    ///     at a time (``AuthenticationFinishBatcher``: one read and one pipelined round trip of per-finish writes per
-    ///     batch); 0 runs each finish on its own lease.
-    public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, finishBatchLanes: Int = 0) {
+    ///   - batchLanes: with N > 0, concurrent authentication finishes run in batches on at most N connections at a
+    ///     time (``AuthenticationFinishBatcher``: one read statement and one write statement per batch), and so do
+    ///     the inserts of begins that no cap has to count (discoverable sign-ins, while the table is below 80% of its
+    ///     cap), on N more; 0 runs each on its own lease.
+    public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, batchLanes: Int = 0) {
         self.pool = pool
         self.caps = caps
         self.revokeSessionsOnDelete = revokeSessionsOnDelete
-        finishBatcher = finishBatchLanes > 0 ? AuthenticationFinishBatcher(pool: pool, lanes: finishBatchLanes) : nil
+        finishBatcher = batchLanes > 0 ? AuthenticationFinishBatcher(pool: pool, lanes: batchLanes) : nil
+        ceremonyBatcher = batchLanes > 0 ? BatchLanes(pool: pool, lanes: batchLanes, run: Self.insertCeremonies) : nil
     }
 
     /// Where the save statement starts counting the whole table: 80 % of the anonymous cap.
@@ -267,12 +271,52 @@ public final class PostgresPasskeyStore: PasskeyStore {
             """,
         parameterTypes: [.bytea], isIdempotent: true)
 
-    /// Lookup, `build` and insert on one leased connection, in one job on its thread (see the protocol).
+    /// Many uncapped begins' ceremonies in one statement (``ceremonyBatcher``).
+    static let insertCeremoniesBatch = PGPreparedStatement(
+        name: "passkeyd_insert_ceremonies_batch",
+        sql: """
+            INSERT INTO ceremonies (challenge, kind, state, expires_at, intent)
+            SELECT * FROM unnest($1::bytea[], $2::text[], $3::bytea[], $4::timestamptz[], $5::text[])
+            """,
+        parameterTypes: [.byteaArray, .textArray, .byteaArray, .timestamptzArray, .textArray])
+
+    static func insertCeremonies(_ batch: [PendingCeremony], on connection: PGConnection) throws -> [Result<Void, any Error>] {
+        _ = try connection.executePrepared(
+            insertCeremoniesBatch,
+            [batch.map(\.challenge), batch.map(\.kind.rawValue), batch.map(\.state), batch.map(\.expiresAt), batch.map(\.intent.rawValue)])
+        return batch.map { _ in .success(()) }
+    }
+
+    /// A ceremony the batched insert may store: no user handle and no subject (nothing for a cap to count per user),
+    /// while the whole table is not being counted.
+    static func batchable(_ ceremony: PendingCeremony, _ limits: SaveLimits) -> Bool {
+        ceremony.userHandle == nil && ceremony.subject == nil && !limits.precise
+    }
+
+    /// Lookup, `build` and insert on one leased connection, in one job on its thread (see the protocol). A begin
+    /// without a user to look up whose ceremony no cap counts goes through the batched insert instead.
     public func beginCeremony<Outcome: Sendable>(
         user lookup: UserLookup?,
         build: @escaping @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Outcome, ceremony: PendingCeremony?)
     ) async throws(StoreError) -> Outcome {
         let limits = saveLimits
+        if lookup == nil, let ceremonyBatcher {
+            let (outcome, ceremony) = build(nil, [])
+            guard let ceremony else { return outcome }
+            if Self.batchable(ceremony, limits) {
+                do {
+                    try await ceremonyBatcher.submit(ceremony)
+                } catch let error as PGError {
+                    throw Self.map(error)
+                } catch {
+                    throw StoreError(.unavailable, "\(error)")
+                }
+            } else {
+                try await run { connection in try Self.save(ceremony, limits: limits, on: connection) }
+            }
+            approximateCeremonies.wrappingAdd(1, ordering: .relaxed)
+            return outcome
+        }
         let saved = try await run { connection in
             var user: StoredUser?
             var credentials: [StoredCredential] = []

@@ -168,8 +168,8 @@ struct PostgresHTTPInstance: Sendable {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
         pool = PGPool(url: url, size: poolSize, threadPool: threadPool, configuration: PGPool.Configuration(forceGenericPlans: true))
-        // As the executable runs it by default: authentication finishes in batches on two lanes.
-        store = PostgresPasskeyStore(pool: pool, caps: caps, finishBatchLanes: 2)
+        // As the executable runs it by default: authentication finishes and uncapped begins in batches on two lanes each.
+        store = PostgresPasskeyStore(pool: pool, caps: caps, batchLanes: 2)
         let clock = RealTimeClock()
         self.clock = clock
         let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })
