@@ -36,6 +36,9 @@ public struct Settings: Sendable {
     /// connections at a time (one read and one write statement per batch), and uncapped begins' inserts on as many
     /// more; 0 = each on its own connection lease. Default: one per two cores, at most half the pool.
     public var batchLanes: Int
+    /// `PASSKEYD_DB_GENERIC_PLANS`: `plan_cache_mode = force_generic_plan` on every connection (off by default: a
+    /// generic plan made while a table was nearly empty can stay a sequential scan until the next ANALYZE).
+    public var databaseGenericPlans: Bool
     /// `PASSKEYD_DB_CONNECT_TIMEOUT`: libpq `connect_timeout` in seconds (per host), unless the URL sets one.
     public var databaseConnectTimeout: Int
     /// `PASSKEYD_DB_STATEMENT_TIMEOUT`: `statement_timeout` set on every pooled connection; `nil` (0) = leave
@@ -95,7 +98,7 @@ public struct Settings: Sendable {
     /// never fires); no lease bound when the statement timeout is off.
     public var poolConfiguration: PGPool.Configuration {
         PGPool.Configuration(
-            connectTimeout: databaseConnectTimeout, statementTimeout: databaseStatementTimeout, forceGenericPlans: true,
+            connectTimeout: databaseConnectTimeout, statementTimeout: databaseStatementTimeout, forceGenericPlans: databaseGenericPlans,
             acquireTimeout: databasePoolTimeout,
             leaseTimeout: databaseStatementTimeout.map { $0 + .seconds(databaseConnectTimeout + 1) })
     }
@@ -108,7 +111,7 @@ public struct Settings: Sendable {
 
     /// The variables this service reads.
     public static let variables: [String] = [
-        "PASSKEYD_CONFIG_FILE", "PASSKEYD_LISTEN", "PASSKEYD_DATABASE_URL", "PASSKEYD_POOL_SIZE", "PASSKEYD_DB_BATCH_LANES", "PASSKEYD_MIGRATIONS",
+        "PASSKEYD_CONFIG_FILE", "PASSKEYD_LISTEN", "PASSKEYD_DATABASE_URL", "PASSKEYD_POOL_SIZE", "PASSKEYD_DB_BATCH_LANES", "PASSKEYD_DB_GENERIC_PLANS", "PASSKEYD_MIGRATIONS",
         "PASSKEYD_RP_ID", "PASSKEYD_RP_NAME", "PASSKEYD_ORIGINS", "PASSKEYD_USER_VERIFICATION", "PASSKEYD_CHALLENGE_TTL",
         "PASSKEYD_API_KEYS", "PASSKEYD_ADMIN_KEYS", "PASSKEYD_LOG_LEVEL", "PASSKEYD_ALGORITHMS", "PASSKEYD_ATTESTATION",
         "PASSKEYD_ATTESTATION_CONVEYANCE", "PASSKEYD_METRICS", "PASSKEYD_AAGUID_ALLOW", "PASSKEYD_AAGUID_DENY",
@@ -215,6 +218,7 @@ public struct Settings: Sendable {
         // sign-in than two at the same throughput (larger batches); more cores verify more batches at once.
         let defaultLanes = min(max(1, ProcessInfo.processInfo.activeProcessorCount / 2), poolSize / 2)
         batchLanes = try reader.integer("PASSKEYD_DB_BATCH_LANES", default: defaultLanes, in: 0...500)
+        databaseGenericPlans = try reader.boolean("PASSKEYD_DB_GENERIC_PLANS", default: false)
         if batchLanes * 2 > poolSize {
             throw ConfigurationError(
                 "PASSKEYD_DB_BATCH_LANES", "at most half of PASSKEYD_POOL_SIZE (\(poolSize)): finishes and begins each hold up to this many connections")

@@ -383,7 +383,7 @@ struct ObservabilitySettingsTests {
         let roots = try Self.trustRootDirectory(count: 2)
         let settings = try Settings(
             Self.environment([
-                "PASSKEYD_LISTEN": "[::]:9090", "PASSKEYD_POOL_SIZE": "20", "PASSKEYD_DB_BATCH_LANES": "10", "PASSKEYD_RP_ID": "example.com",
+                "PASSKEYD_LISTEN": "[::]:9090", "PASSKEYD_POOL_SIZE": "20", "PASSKEYD_DB_BATCH_LANES": "10", "PASSKEYD_DB_GENERIC_PLANS": "on", "PASSKEYD_RP_ID": "example.com",
                 "PASSKEYD_RP_NAME": "Example", "PASSKEYD_USER_VERIFICATION": "preferred-unsafe", "PASSKEYD_CHALLENGE_TTL": "600",
                 "PASSKEYD_ORIGINS": "https://example.com, https://login.example.com:8443,android:apk-key-hash:AbC-_1,ios:bundle-id:com.example.app",
                 "PASSKEYD_API_KEYS": "api-key-aaaaaaaaaaaaaaaa,api-key-bbbbbbbbbbbbbbbb", "PASSKEYD_ADMIN_KEYS": "admin-key-cccccccccccccccc",
@@ -393,7 +393,7 @@ struct ObservabilitySettingsTests {
                 "PASSKEYD_METRICS": "off", "PASSKEYD_PG_PORT": "25432",
             ]))
         #expect(settings.host == "::" && settings.port == 9090)
-        #expect(settings.poolSize == 20 && settings.batchLanes == 10)
+        #expect(settings.poolSize == 20 && settings.batchLanes == 10 && settings.poolConfiguration.forceGenericPlans)
         #expect(settings.relyingParty.id == "example.com" && settings.relyingParty.name == "Example")
         #expect(settings.relyingParty.allowedOrigins.count == 4)
         #expect(settings.relyingParty.allowedOrigins.contains("android:apk-key-hash:AbC-_1"))
@@ -416,7 +416,7 @@ struct ObservabilitySettingsTests {
         arguments: [
             ("PASSKEYD_LISTEN", "8080"), ("PASSKEYD_LISTEN", "0.0.0.0:99999"), ("PASSKEYD_LISTEN", ":8080"),
             ("PASSKEYD_DATABASE_URL", "localhost"), ("PASSKEYD_POOL_SIZE", "0"), ("PASSKEYD_POOL_SIZE", "eight"),
-            ("PASSKEYD_DB_BATCH_LANES", "5"), ("PASSKEYD_DB_BATCH_LANES", "-1"),
+            ("PASSKEYD_DB_BATCH_LANES", "5"), ("PASSKEYD_DB_BATCH_LANES", "-1"), ("PASSKEYD_DB_GENERIC_PLANS", "sometimes"),
             ("PASSKEYD_MIGRATIONS", "/nonexistent/migrations"), ("PASSKEYD_RP_ID", "https://example.com"),
             ("PASSKEYD_RP_ID", "Example.com"), ("PASSKEYD_RP_ID", "example.com:443"), ("PASSKEYD_ORIGINS", "https://localhost/"),
             ("PASSKEYD_ORIGINS", "https://localhost:443"), ("PASSKEYD_ORIGINS", "HTTPS://LOCALHOST"), ("PASSKEYD_ORIGINS", "localhost"),

@@ -167,7 +167,7 @@ struct PostgresHTTPInstance: Sendable {
     ) {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
-        pool = PGPool(url: url, size: poolSize, threadPool: threadPool, configuration: PGPool.Configuration(forceGenericPlans: true))
+        pool = PGPool(url: url, size: poolSize, threadPool: threadPool)
         // As the executable runs it by default: authentication finishes and uncapped begins in batches on two lanes each.
         store = PostgresPasskeyStore(pool: pool, caps: caps, batchLanes: 2)
         let clock = RealTimeClock()

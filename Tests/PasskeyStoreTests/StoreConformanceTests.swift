@@ -51,10 +51,7 @@ enum PostgresSchema {
     static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
 
     static func freshStore(url: String, revokeSessionsOnDelete: Bool = true, batchLanes: Int = 0) async throws -> any PasskeyStore {
-        // The batching store runs as the executable does: generic plans too.
-        let pool = PGPool(
-            url: try freshSchema(url: url), size: 4, threadPool: .singleton,
-            configuration: PGPool.Configuration(forceGenericPlans: batchLanes > 0))
+        let pool = PGPool(url: try freshSchema(url: url), size: 4, threadPool: .singleton)
         _ = try await Migrator(directory: migrations).migrate(using: pool)
         return PostgresPasskeyStore(pool: pool, revokeSessionsOnDelete: revokeSessionsOnDelete, batchLanes: batchLanes)
     }
