@@ -107,8 +107,10 @@ struct ServerLimitsTests {
             let slowest = closedAt.values.max() ?? .zero
             let fastest = closedAt.values.min() ?? .zero
             print("connection limits: \(closedAt.count) of \(attackers.count) trickling connections closed, between \(fastest) and \(slowest) after the first header line (idle timeout 1 s)")
-            // 1 s plus scheduling slack (the suite runs beside hundreds of other tests on two cores).
-            #expect(slowest < .seconds(5), "closed within the idle timeout plus scheduling slack: \(slowest)")
+            // 1 s plus scheduling slack: the suite runs beside hundreds of other tests on two cores, and the whole
+            // suite under CI has taken 5.4 s here. Without the idle timeout no connection would close before the 8 s
+            // trickle ends (the count above), so the bound only has to stay below that.
+            #expect(slowest < .seconds(7), "closed within the idle timeout plus scheduling slack: \(slowest)")
         }
     }
 
