@@ -8,8 +8,8 @@ import WebAuthnCore
 /// verifies, and consumes it in the same statement as the write (one commit per finish), so both contenders can
 /// verify; a barrier inside `verify` makes sure they do, every round. Exactly one writes; the other throws
 /// `ceremonyTaken` (or, in memory, where take comes first, sees no ceremony) and writes nothing. With batched
-/// finishes both usually land in one batch, whose verifications run one after the other (the barrier then times
-/// out): the second's write finds the ceremony consumed by the first's.
+/// finishes both usually land in one batch (whose verifications may run on several threads, or one after the
+/// other, so the test does not wait at the barrier): the second's write finds the ceremony consumed by the first's.
 @Suite("Concurrent finishes of one challenge")
 struct FinishRaceTests {
     /// Holds the first of two callers until the second arrives (or `timeout` passes, so a store that serialises the
@@ -45,8 +45,9 @@ struct FinishRaceTests {
             let challenge = Array(repeating: UInt8(100 + round), count: 32)
             try await store.saveCeremony(PendingCeremony(
                 challenge: challenge, kind: .authentication, userHandle: nil, state: [UInt8(round)], expiresAt: Date().addingTimeInterval(300)))
-            // Only the plain PostgreSQL store verifies both at once on two threads. A batch verifies its finishes one
-            // after the other on one thread, and in memory the take comes first: waiting would only block a thread.
+            // Only the plain PostgreSQL store surely verifies both at once on two threads. A batch spreads its
+            // verifications over the cores (one thread on a one-core machine), and in memory the take comes first:
+            // waiting would only block a thread.
             let barrier = Barrier(waits: subject.name == "postgres")
             let outcomes = await withTaskGroup(of: String.self) { group in
                 for _ in 0..<2 {
@@ -83,6 +84,58 @@ struct FinishRaceTests {
             // must have run (the barrier makes both verify at once; a machine too busy to start the second task
             // within its timeout can make a round sequential, so not every round).
             #expect(taken > 0, "no round had both finishes verify")
+        }
+    }
+
+    /// Many finishes of different credentials at once, half of them refused by their verification: on the batching
+    /// store they share batches whose verifications run in parallel, and each finish must still get its own lookup
+    /// and outcome: a verified one its own credential with its own counter, a refused one nothing written; every
+    /// ceremony consumed.
+    @Test(arguments: StoreUnderTest.withBatching)
+    func concurrentFinishesKeepTheirOwnOutcomes(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let count = 16
+        var finishes: [(challenge: [UInt8], credentialID: [UInt8], update: CredentialUpdate, accept: Bool)] = []
+        for index in 0..<count {
+            let (registration, made) = try Registrations.makeWithAuthenticator(
+                handle: Registrations.handle(UInt8(180 + index)), name: "many-\(index)", signCount: 1)
+            var authenticator = made
+            _ = try await store.register(registration, nickname: nil, intent: .newUser, audit: .system)
+            let update = try Registrations.update(
+                &authenticator, record: registration.credentialRecord, increment: UInt32(index + 1), backedUp: false)
+            let challenge = Array(repeating: UInt8(index), count: 31) + [0xC5]
+            try await store.saveCeremony(PendingCeremony(
+                challenge: challenge, kind: .authentication, userHandle: nil, state: [UInt8(index)], expiresAt: Date().addingTimeInterval(300)))
+            finishes.append((challenge, registration.credentialID, update, index % 2 == 0))
+        }
+        let outcomes = await withTaskGroup(of: (Int, String).self) { group in
+            for (index, finish) in finishes.enumerated() {
+                group.addTask {
+                    do {
+                        let result = try await store.finishAuthentication(challenge: finish.challenge, credentialID: finish.credentialID) { lookup in
+                            let own = lookup.ceremony?.state == [UInt8(index)] && lookup.credential?.id == finish.credentialID
+                            return (outcome: own, update: own && finish.accept ? finish.update : nil)
+                        }
+                        guard result.outcome else { return (index, "saw another finish's lookup") }
+                        switch result.applied {
+                        case .applied(let credential)?:
+                            return (index, credential.id == finish.credentialID ? "applied \(credential.record.signCount)" : "applied to another")
+                        case nil: return (index, "refused")
+                        case let other?: return (index, "\(other)")
+                        }
+                    } catch {
+                        return (index, "error: \(error)")
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        for (index, finish) in finishes.enumerated() {
+            let expected = finish.accept ? "applied \(1 + index + 1)" : "refused"
+            #expect(outcomes[index] == expected, "finish \(index)")
+            #expect(try await store.takeCeremony(challenge: finish.challenge, kind: .authentication) == nil, "consumed \(index)")
+            let stored = try await store.credential(id: finish.credentialID)
+            #expect(stored?.record.signCount == (finish.accept ? UInt32(1 + index + 1) : 1), "counter of \(index)")
         }
     }
 
