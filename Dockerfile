@@ -16,9 +16,10 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends libssl-dev libcbor-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# Dependencies first, so source edits do not refetch them (Package.resolved is optional: it is not committed).
-COPY Package.swift Package.resolve[d] ./
-RUN swift package resolve
+# Dependencies first, so source edits do not refetch them. Exactly the committed pins (--force-resolved-versions:
+# the build fails rather than resolve other versions if Package.swift and Package.resolved disagree).
+COPY Package.swift Package.resolved ./
+RUN swift package resolve --force-resolved-versions
 # The whole package graph is loaded even for one product, so the test targets' sources are needed too.
 COPY Sources ./Sources
 COPY Tests ./Tests

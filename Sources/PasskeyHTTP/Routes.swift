@@ -33,12 +33,17 @@ public struct HTTPConfiguration: Sendable {
     /// ones (``RateLimits/init(perClient:perAPIKey:perUser:admin:metrics:clientAddressHeader:trustedProxyHops:maxTrackedKeys:)``
     /// defaults), in-process tests usually none.
     public var rateLimits: RateLimits
+    /// The app-association and related-origins documents under `/.well-known/` (WellKnownRoutes.swift); a route
+    /// exists only for a configured document.
+    public var wellKnown: WellKnownDocuments
 
     public init(
         apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024,
         metricsFactory: (any MetricsFactory)? = nil, metricsExporter: (@Sendable () -> [UInt8])? = nil,
-        conformanceBinding: Bool = false, demoPage: Bool = false, rateLimits: RateLimits = .off
+        conformanceBinding: Bool = false, demoPage: Bool = false, rateLimits: RateLimits = .off,
+        wellKnown: WellKnownDocuments = .init()
     ) {
+        self.wellKnown = wellKnown
         self.rateLimits = rateLimits
         self.conformanceBinding = conformanceBinding
         self.apiKeys = apiKeys
@@ -98,6 +103,7 @@ public func buildRouter(
     if let sessions { addSessionRoutes(to: router, api: api, service: sessions) }
     if let appStore { addAppStoreRoutes(to: router, api: api, service: appStore) }
     if let appAttest { addAppAttestRoutes(to: router, api: api, service: appAttest) }
+    addWellKnownRoutes(to: router, api: api, documents: configuration.wellKnown)
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }

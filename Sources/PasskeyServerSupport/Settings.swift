@@ -92,6 +92,9 @@ public struct Settings: Sendable {
     public var appStore: AppStoreSettings?
     /// App Attest (`PASSKEYD_APPATTEST_*`; AppAttestSettings.swift); nil when off.
     public var appAttest: AppAttestSettings?
+    /// Native apps and related origins (`PASSKEYD_APPLE_APP_IDS`, `PASSKEYD_ANDROID_APPS`, `PASSKEYD_RELATED_ORIGINS`;
+    /// AssociationSettings.swift): the `/.well-known/` documents, and the Android apps' origins.
+    public var association: AssociationSettings
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -106,7 +109,8 @@ public struct Settings: Sendable {
     /// The HTTP layer's settings (keys, limits); the executable adds the metrics factory and exporter.
     public var http: HTTPConfiguration {
         HTTPConfiguration(
-            apiKeys: apiKeys, adminKeys: adminKeys, conformanceBinding: fidoConformance, demoPage: demoPage, rateLimits: rateLimits)
+            apiKeys: apiKeys, adminKeys: adminKeys, conformanceBinding: fidoConformance, demoPage: demoPage, rateLimits: rateLimits,
+            wellKnown: association.documents)
     }
 
     /// The variables this service reads.
@@ -245,8 +249,9 @@ public struct Settings: Sendable {
         let origins = reader.list("PASSKEYD_ORIGINS") ?? ["http://localhost:8080"]
         guard !origins.isEmpty else { throw ConfigurationError("PASSKEYD_ORIGINS", "at least one origin is required") }
         for origin in origins { warnings += try Self.validateOrigin(origin, rpID: rpID) }
+        association = try AssociationSettings.load(reader, rpID: rpID, origins: origins, warnings: &warnings)
 
-        var rp = RelyingParty(id: rpID, name: rpName, allowedOrigins: Set(origins))
+        var rp = RelyingParty(id: rpID, name: rpName, allowedOrigins: Set(origins + association.nativeOrigins))
         switch reader.value("PASSKEYD_USER_VERIFICATION") ?? "required" {
         case "required": rp.userVerification = .required
         case "preferred-unsafe": rp.userVerification = .preferredUnsafe
@@ -342,6 +347,7 @@ public struct Settings: Sendable {
         }
 
         let featureVariables = SessionSettings.variables + AppStoreSettings.variables + AppAttestSettings.variables
+            + AssociationSettings.variables
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
             guard !Self.variables.contains(name), !featureVariables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
                 !name.hasPrefix("PASSKEYD_IDTOKEN_"),
@@ -402,7 +408,7 @@ public struct Settings: Sendable {
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         if bareHost != rpID, !bareHost.hasSuffix("." + rpID) {
             warnings.append(
-                "PASSKEYD_ORIGINS: \(origin) is not \(rpID) or a subdomain of it; browsers refuse it unless it is a related origin")
+                "PASSKEYD_ORIGINS: \(origin) is not \(rpID) or a subdomain of it: browsers accept it only as a related origin, listed at https://\(rpID)/.well-known/webauthn (passkeyd serves it; that path of the RP's domain must reach passkeyd)")
         }
         if scheme == "http", !["localhost", "127.0.0.1", "::1"].contains(bareHost), !bareHost.hasSuffix(".localhost") {
             warnings.append("PASSKEYD_ORIGINS: \(origin) is plain http; browsers allow WebAuthn over http only on localhost")

@@ -341,7 +341,11 @@ struct OpenAPIHarness {
         let configuration = HTTPConfiguration(
             apiKeys: apiKeys, adminKeys: adminKeys, metricsFactory: NOOPMetricsHandler.instance,
             metricsExporter: { Array("# TYPE passkeyd_up gauge\npasskeyd_up 1\n".utf8) }, conformanceBinding: true,
-            demoPage: true)
+            demoPage: true,
+            wellKnown: WellKnownDocuments(
+                appleAppIDs: [Self.appAttestAppID],
+                androidApps: [AndroidApp(packageName: "com.example.openapi", fingerprints: [Array(repeating: 0x5A, count: 32)])!],
+                relatedOrigins: ["https://openapi.passkeyd.example"]))
         let identity = IdentityService(
             providers: [IdentityProvider(profile: .apple(audiences: ["com.example.app"]), keys: StaticKeySource(TestIDP.shared.keys))],
             ceremonies: store, identities: store)

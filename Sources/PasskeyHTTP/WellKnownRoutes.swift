@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import WebAuthnModel
+
+/// An Android app allowed to use the RP's passkeys: its package and the SHA-256 fingerprints of its signing
+/// certificates (`keytool -list -v` or the Play Console's "App signing" page).
+public struct AndroidApp: Sendable, Hashable {
+    public let packageName: String
+    /// 32 bytes each.
+    public let fingerprints: [[UInt8]]
+
+    /// nil unless the package name is a Java-style package (two or more dot-separated parts, each a letter then
+    /// letters, digits or `_`) and every fingerprint is 32 bytes.
+    public init?(packageName: String, fingerprints: [[UInt8]]) {
+        let parts = packageName.split(separator: ".", omittingEmptySubsequences: false)
+        guard packageName.utf8.count <= 255, parts.count >= 2,
+            parts.allSatisfy({ part in
+                guard let first = part.first, first.isASCII, first.isLetter else { return false }
+                return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            }),
+            !fingerprints.isEmpty, fingerprints.allSatisfy({ $0.count == 32 })
+        else { return nil }
+        self.packageName = packageName
+        self.fingerprints = fingerprints
+    }
+
+    /// The fingerprints as `assetlinks.json` writes them: upper-case hex bytes joined by colons.
+    public var fingerprintTexts: [String] {
+        fingerprints.map { bytes in bytes.map { String(format: "%02X", $0) }.joined(separator: ":") }
+    }
+
+    /// The origins Android's Credential Manager sends in clientDataJSON for this app, one per fingerprint:
+    /// `android:apk-key-hash:` + base64url (no padding) of the certificate's SHA-256.
+    public var origins: [String] { fingerprints.map { "android:apk-key-hash:" + Base64URL.encode($0) } }
+
+    /// Parses one fingerprint: 32 bytes as 64 hex digits, optionally separated by colons (either case).
+    public static func fingerprint(_ text: String) -> [UInt8]? {
+        let digits = text.filter { $0 != ":" }
+        guard digits.count == 64, digits.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
+
+/// The documents an RP domain serves so that native apps and other web origins may use its passkeys, rendered once
+/// at start. Each is nil (its route absent, a bare 404) when nothing configures it.
+///
+///     GET /.well-known/apple-app-site-association   {"webcredentials": {"apps": ["TEAMID.bundle.id", …]}}
+///     GET /.well-known/assetlinks.json              [{"relation": ["delegate_permission/common.get_login_creds"],
+///                                                     "target": {"namespace": "android_app", "package_name", "sha256_cert_fingerprints"}}]
+///     GET /.well-known/webauthn                     {"origins": ["https://…", …]} (WebAuthn L3 §5.11 related origins)
+///
+/// Apple's and Google's crawlers fetch the first two from the RP id's domain over https, without redirects; browsers
+/// fetch the third from `https://<rp id>/.well-known/webauthn` when another origin asks for the RP id.
+public struct WellKnownDocuments: Sendable {
+    public let appleAppSiteAssociation: [UInt8]?
+    public let assetLinks: [UInt8]?
+    public let relatedOrigins: [UInt8]?
+
+    /// None: no route.
+    public init() {
+        appleAppSiteAssociation = nil
+        assetLinks = nil
+        relatedOrigins = nil
+    }
+
+    /// - Parameters:
+    ///   - appleAppIDs: `TEAMID.bundle.id` of each iOS/macOS app (checked by the caller).
+    ///   - androidApps: packages with their signing-certificate fingerprints.
+    ///   - relatedOrigins: web origins (checked by the caller).
+    public init(appleAppIDs: [String], androidApps: [AndroidApp], relatedOrigins: [String]) {
+        appleAppSiteAssociation = appleAppIDs.isEmpty ? nil : Self.render(["webcredentials": ["apps": appleAppIDs]])
+        assetLinks = androidApps.isEmpty ? nil : Self.render(androidApps.map { app -> [String: Any] in
+            [
+                "relation": ["delegate_permission/common.get_login_creds"],
+                "target": [
+                    "namespace": "android_app", "package_name": app.packageName,
+                    "sha256_cert_fingerprints": app.fingerprintTexts,
+                ] as [String: Any],
+            ]
+        })
+        self.relatedOrigins = relatedOrigins.isEmpty ? nil : Self.render(["origins": relatedOrigins])
+    }
+
+    /// Sorted keys, no escaped slashes: the same bytes on every start for the same settings.
+    private static func render(_ value: Any) -> [UInt8] {
+        // Only strings, arrays and dictionaries of them: serialization cannot fail.
+        Array(try! JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+}
+
+/// How long clients and CDNs may keep the documents (Apple's CDN refetches on its own schedule anyway).
+let wellKnownMaxAge = 3600
+
+/// The routes of ``WellKnownDocuments``: public (no API key), `application/json`, cacheable, never a redirect.
+func addWellKnownRoutes(to router: Router<PasskeyRequestContext>, api: API, documents: WellKnownDocuments) {
+    let routes: [(path: RouterPath, bytes: [UInt8]?, operation: Operation)] = [
+        ("/.well-known/apple-app-site-association", documents.appleAppSiteAssociation, .appleAppSiteAssociation),
+        ("/.well-known/assetlinks.json", documents.assetLinks, .assetLinks),
+        ("/.well-known/webauthn", documents.relatedOrigins, .relatedOrigins),
+    ]
+    for route in routes {
+        guard let bytes = route.bytes else { continue }
+        router.get(route.path) { request, context in
+            await api.handle(request, context, route.operation) { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: "application/json", .cacheControl: "public, max-age=\(wellKnownMaxAge)"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            }
+        }
+    }
+}
+
+extension Operation {
+    static let appleAppSiteAssociation = Operation(name: "apple_app_site_association", access: .public)
+    static let assetLinks = Operation(name: "asset_links", access: .public)
+    static let relatedOrigins = Operation(name: "related_origins", access: .public)
+}
