@@ -162,6 +162,32 @@ def sign_out_quietly(browser, authenticator):
     presence(browser, authenticator, True)
 
 
+SIGNALS = ["signalUnknownCredential", "signalAllAcceptedCredentials", "signalCurrentUserDetails"]
+
+
+def spy_on_signals(browser):
+    """Records the page's Signal API calls in window.__signals (and still makes them). Where this Chromium lacks a
+    function, a recording stub stands in for it, so the page's logic is tested either way; returns the names the
+    browser has natively."""
+    return browser.execute_script("""
+        window.__signals = [];
+        const native = [];
+        for (const name of arguments[0]) {
+            const original = PublicKeyCredential[name];
+            if (typeof original === "function") native.push(name);
+            PublicKeyCredential[name] = function (options) {
+                window.__signals.push([name, options]);
+                return typeof original === "function" ? original.call(PublicKeyCredential, options) : Promise.resolve();
+            };
+        }
+        return native;
+    """, SIGNALS)
+
+
+def recorded_signals(browser):
+    return browser.execute_script("return window.__signals || []")
+
+
 # ---- scenarios ----
 
 def test_register_with_a_platform_authenticator(driver):
@@ -204,9 +230,19 @@ def test_sign_in_with_a_user_name(driver):
 def test_sign_in_with_a_discoverable_credential(driver):
     sign_out_quietly(driver, STATE["internal"])
     driver.find_element(By.ID, "username").clear()  # no name: the passkey says who
+    native = spy_on_signals(driver)
     click(driver, "signin-discoverable")
     wait_status(driver, rf"^Signed in as {NAME} \(discoverable\)\.$")
     assert len(rows(driver)) == 1
+    # After the sign-in the page passes passkeyd's `signal` on: this user's accepted passkeys and current names.
+    user, credentials = stored_user(NAME)
+    print(f"Signal API in this Chromium: {native or 'none (stubs recorded the calls)'}")
+    assert recorded_signals(driver) == [
+        ["signalAllAcceptedCredentials",
+         {"rpId": "localhost", "userId": user["id"], "allAcceptedCredentialIds": [c["id"] for c in credentials]}],
+        ["signalCurrentUserDetails",
+         {"rpId": "localhost", "userId": user["id"], "name": NAME, "displayName": user["displayName"]}],
+    ]
 
 
 def test_sign_in_with_conditional_ui(driver):
@@ -257,18 +293,39 @@ def test_list_and_delete_a_passkey(driver):
     open_page(driver)
     listed = {row.get_attribute("data-id") for row in rows(driver)}
     assert listed == {STATE["first"], STATE["second"]}
+    held = [c for c in credentials_on(driver, STATE["usb"]) if b64url(c["credentialId"]) == STATE["second"]]
+    assert len(held) == 1
+    STATE["deleted_on_key"] = held[0]  # with its private key, to put it back below
+    spy_on_signals(driver)
     driver.find_element(By.CSS_SELECTOR, f"button.delete[data-id='{STATE['second']}']").click()
     wait_status(driver, r"^Deleted passkey ")
     assert [row.get_attribute("data-id") for row in rows(driver)] == [STATE["first"]]
+    # The deleted passkey is no longer among the accepted ones the page signals.
+    calls = dict((name, options) for name, options in recorded_signals(driver))
+    assert calls["signalAllAcceptedCredentials"]["allAcceptedCredentialIds"] == [STATE["first"]]
+    assert calls["signalAllAcceptedCredentials"]["rpId"] == "localhost"
+    # Chromium acts on it: the security key (a virtual authenticator) no longer offers the deleted passkey.
+    WebDriverWait(driver, 5).until(
+        lambda b: STATE["second"] not in [b64url(c["credentialId"]) for c in credentials_on(b, STATE["usb"])])
     assert [c["id"] for c in stored_user(NAME)[1]] == [STATE["first"]]
     assert admin("GET", f"/v1/admin/credentials/{STATE['second']}")[0] == 404
 
 
 def test_sign_in_refused_after_deletion(driver):
-    # The security key still holds the deleted passkey; the server no longer knows it.
+    # A security key that still holds the deleted passkey (one whose provider ignored the signal: put it back); the
+    # server no longer knows it.
+    driver.execute_cdp_cmd("WebAuthn.addCredential", {"authenticatorId": STATE["usb"], "credential": STATE["deleted_on_key"]})
     sign_out_quietly(driver, STATE["usb"])
+    spy_on_signals(driver)
     click(driver, "signin-discoverable")
     wait_status(driver, r"^Sign-in failed: credential_unknown")
+    # passkeyd's answer carries signalUnknownCredential's arguments, which the page passes on.
+    # (Once more if the page's autofill request, restarted after the failure, reached the key before Chromium acted.)
+    calls = recorded_signals(driver)
+    assert calls and all(call == ["signalUnknownCredential", {"rpId": "localhost", "credentialId": STATE["second"]}] for call in calls)
+    # ... and Chromium removes it from the key.
+    WebDriverWait(driver, 5).until(
+        lambda b: STATE["second"] not in [b64url(c["credentialId"]) for c in credentials_on(b, STATE["usb"])])
     assert driver.find_element(By.ID, "signed-out").is_displayed()
     status, _ = admin("GET", f"/v1/admin/credentials/{STATE['second']}")
     assert status == 404

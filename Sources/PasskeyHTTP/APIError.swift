@@ -11,11 +11,22 @@ public struct APIError: Error, Sendable, Equatable {
     public let status: Int
     public let code: String
     public let message: String
+    /// A sign-in with a credential passkeyd does not know: what the client passes to the Signal API
+    /// (`PublicKeyCredential.signalUnknownCredential({rpId, credentialId})`) so the passkey provider can hide it.
+    /// Sent as the body's `signal` member next to `error`.
+    public var unknownCredential: UnknownCredentialSignal?
 
     public init(status: Int, code: String, message: String) {
         self.status = status
         self.code = code
         self.message = message
+    }
+
+    /// `credential_unknown` for an assertion by `credentialID` (base64url in the body).
+    static func credentialUnknown(rpID: String, credentialID: [UInt8]) -> APIError {
+        var error = credentialUnknown
+        error.unknownCredential = UnknownCredentialSignal(rpId: rpID, credentialId: Base64URL.encode(credentialID))
+        return error
     }
 
     static let malformedJSON = APIError(status: 400, code: "malformed_json", message: "The request body is not the expected JSON.")
@@ -116,9 +127,24 @@ public struct APIError: Error, Sendable, Equatable {
         JSONString.append(code, to: &text)
         text += #","message":"#
         JSONString.append(message, to: &text)
-        text += "}}"
+        text += "}"
+        if let unknownCredential {
+            text += #","signal":{"credentialId":"#
+            JSONString.append(unknownCredential.credentialId, to: &text)
+            text += #","rpId":"#
+            JSONString.append(unknownCredential.rpId, to: &text)
+            text += "}"
+        }
+        text += "}"
         return Array(text.utf8)
     }
+}
+
+/// The arguments of `PublicKeyCredential.signalUnknownCredential` (Signal API).
+public struct UnknownCredentialSignal: Sendable, Hashable, Encodable {
+    public let rpId: String
+    /// base64url.
+    public let credentialId: String
 }
 
 /// A failed request: the error the client sees and, for the log only, the detail behind it.

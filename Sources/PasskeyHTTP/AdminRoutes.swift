@@ -88,7 +88,7 @@ struct AdminAPI: Sendable {
         if let metadata, credential.aaguid.contains(where: { $0 != 0 }), let aaguid = AAGUID(bytes: credential.aaguid) {
             icon = metadata.entry(aaguid: aaguid)?.icon
         }
-        return CredentialJSON(admin: credential, authenticatorIcon: icon)
+        return CredentialJSON(admin: credential, authenticatorIcon: icon, provider: service.provider(for: credential))
     }
 
     var metadata: MetadataIndex? { service.relyingParty.attestation.metadata }

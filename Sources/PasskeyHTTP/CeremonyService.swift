@@ -13,6 +13,8 @@ public struct CeremonyService: Sendable {
     /// The relying party, behind a lock so ``replaceMetadata(_:)`` can swap the metadata index between requests.
     private let current: RelyingPartyBox
     let keyCache: PublicKeyCache
+    /// Provider names by AAGUID (`PASSKEYD_PROVIDER_NAMES_FILE`), replaceable like the metadata.
+    private let providers = ProviderNamesBox()
     let challengeSource: any ChallengeSource
     let now: @Sendable () -> Date
 
@@ -35,6 +37,16 @@ public struct CeremonyService: Sendable {
     /// Replaces the FIDO metadata index used by registrations that begin verifying from now on (a reloaded BLOB).
     public func replaceMetadata(_ metadata: MetadataIndex?) {
         current.withLock { $0.attestation.metadata = metadata }
+    }
+
+    /// Replaces the provider names shown with credentials from now on (a reloaded file).
+    public func replaceProviderNames(_ names: ProviderNames) {
+        providers.replace(names)
+    }
+
+    /// The provider of a credential, for its JSON (``ProviderNames/provider(aaguid:metadataDescription:)``).
+    func provider(for credential: StoredCredential) -> ProviderNames.Provider? {
+        providers.provider(aaguid: credential.aaguid, metadataDescription: credential.attestation.authenticatorDescription)
     }
 
     // MARK: registration
@@ -157,7 +169,7 @@ public struct CeremonyService: Sendable {
     /// the same connection.
     public func finishAuthentication(
         _ response: UnverifiedAuthenticationResponse
-    ) async throws -> (user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication) {
+    ) async throws -> (user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication, userCredentialIDs: [[UInt8]]) {
         guard let challenge = response.challenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
@@ -169,7 +181,9 @@ public struct CeremonyService: Sendable {
         ) { lookup -> (outcome: Result<VerifiedAuthentication, any Error>, update: CredentialUpdate?) in
             let verified = Result { () throws -> VerifiedAuthentication in
                 guard let ceremony = lookup.ceremony else { throw APIError.challengeUnknown }
-                guard let stored = lookup.credential else { throw APIError.credentialUnknown }
+                guard let stored = lookup.credential else {
+                    throw APIError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
+                }
                 let state = try AuthenticationState(stateBytes: ceremony.state)
                 let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
                 return try relyingParty.finishAuthentication(
@@ -182,13 +196,13 @@ public struct CeremonyService: Sendable {
         // same signal as §7.2 step 22.
         switch applied {
         case .applied(let updated)?:
-            return (lookup.user, updated, verified)
+            return (lookup.user, updated, verified, lookup.userCredentialIDs)
         case .stale(let current)?:
             throw WebAuthnError(
                 .signCountRegressed,
                 "counter \(verified.update.signCount) not above \(current.record.signCount) stored by a concurrent finish")
         case .gone?, nil:
-            throw APIError.credentialUnknown
+            throw APIError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
         }
     }
 }

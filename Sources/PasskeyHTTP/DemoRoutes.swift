@@ -197,8 +197,10 @@ struct DemoAPI: Sendable {
         guard let handle = sessions.user(request), let user = try await store.user(handle: handle) else {
             throw Self.refused("Not signed in (or the demo session expired).")
         }
-        let credentials = try await store.credentials(ofUser: handle).map { CredentialJSON($0, verified: nil) }
-        return try api.json(status: .ok, UserWithCredentials(user: UserJSON(user), credentials: credentials))
+        let stored = try await store.credentials(ofUser: handle)
+        return try api.json(status: .ok, DemoSession(
+            user: UserJSON(user), credentials: stored.map { CredentialJSON($0, verified: nil, provider: api.service.provider(for: $0)) },
+            signal: AcceptedCredentialsSignal(rpID: api.service.relyingParty.id, user: user, credentialIDs: stored.map(\.record.id))))
     }
 
     /// Deletes one of the signed-in user's credentials; another user's is reported as unknown.
@@ -213,6 +215,13 @@ struct DemoAPI: Sendable {
         RequestScope.log(.credentialDeleted, user: handle, credential: id)
         return Response(status: .noContent)
     }
+}
+
+/// The signed-in user of the demo page, with the Signal API's arguments (the page passes them on after a deletion).
+struct DemoSession: Encodable {
+    let user: UserJSON
+    let credentials: [CredentialJSON]
+    let signal: AcceptedCredentialsSignal
 }
 
 /// The page's static files (Resources/demo), read once when the router is built.

@@ -167,6 +167,16 @@ extension CredentialJSON {
         writer.key("id"); writer.string(id)
         writer.key("lastUsedAt"); writer.date(lastUsedAt)
         writer.key("nickname"); writer.string(nickname)
+        writer.key("provider")
+        if let provider {
+            writer.beginObject()
+            writer.key("iconDark"); writer.string(provider.iconDark)
+            writer.key("iconLight"); writer.string(provider.iconLight)
+            writer.key("name"); writer.string(provider.name)
+            writer.endObject()
+        } else {
+            writer.null()
+        }
         writer.key("publicKeyAlgorithm"); writer.integer(publicKeyAlgorithm)
         writer.key("signCount"); writer.integer(signCount)
         writer.key("transports")
@@ -198,10 +208,27 @@ extension AuthenticationResult {
         writer.key("credential"); credential.write(to: &writer)
         if let session { writer.key("session"); session.write(to: &writer) }
         writer.key("signCountStatus"); writer.string(signCountStatus)
+        if let signal { writer.key("signal"); signal.write(to: &writer) }
         if let user { writer.key("user"); user.write(to: &writer) }
         writer.key("userVerified"); writer.bool(userVerified)
         writer.endObject()
         return writer.bytes
+    }
+}
+
+extension AcceptedCredentialsSignal {
+    /// Members in JSONEncoder's sorted order.
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("allAcceptedCredentialIds")
+        writer.beginArray()
+        for id in allAcceptedCredentialIds { writer.string(id) }
+        writer.endArray()
+        writer.key("displayName"); writer.string(displayName)
+        writer.key("name"); writer.string(name)
+        writer.key("rpId"); writer.string(rpId)
+        writer.key("userId"); writer.string(userId)
+        writer.endObject()
     }
 }
 

@@ -35,6 +35,8 @@ struct CredentialJSON: Encodable {
     let createdAt: Date
     let lastUsedAt: Date?
     let attestation: AttestationJSON
+    /// The passkey provider or authenticator by name, for management screens; null when unknown.
+    let provider: ProviderNames.Provider?
 
     /// What registration proved about the authenticator; `trustAnchor` and `authenticatorDescription` always present
     /// (null when unknown).
@@ -58,18 +60,22 @@ struct CredentialJSON: Encodable {
         }
     }
 
-    init(_ credential: StoredCredential, verified: VerifiedRegistration?) {
-        self.init(credential, verified: verified, userId: nil, authenticatorIcon: nil)
+    init(_ credential: StoredCredential, verified: VerifiedRegistration?, provider: ProviderNames.Provider?) {
+        self.init(credential, verified: verified, userId: nil, authenticatorIcon: nil, provider: provider)
     }
 
     /// The admin API's form, with the owner's user id and the authenticator's icon (null when unknown).
-    init(admin credential: StoredCredential, authenticatorIcon: String?) {
+    init(admin credential: StoredCredential, authenticatorIcon: String?, provider: ProviderNames.Provider?) {
         self.init(
             credential, verified: nil, userId: Base64URL.encode(credential.record.userHandle),
-            authenticatorIcon: .some(authenticatorIcon))
+            authenticatorIcon: .some(authenticatorIcon), provider: provider)
     }
 
-    private init(_ credential: StoredCredential, verified: VerifiedRegistration?, userId: String?, authenticatorIcon: String??) {
+    private init(
+        _ credential: StoredCredential, verified: VerifiedRegistration?, userId: String?, authenticatorIcon: String??,
+        provider: ProviderNames.Provider?
+    ) {
+        self.provider = provider
         id = Base64URL.encode(credential.id)
         self.userId = userId
         publicKeyAlgorithm = credential.algorithm
@@ -91,7 +97,7 @@ struct CredentialJSON: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case id, userId, publicKeyAlgorithm, signCount, aaguid, attestationFormat, transports, backupEligible, backedUp
-        case userVerified, nickname, createdAt, lastUsedAt, attestation
+        case userVerified, nickname, createdAt, lastUsedAt, attestation, provider
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -110,6 +116,7 @@ struct CredentialJSON: Encodable {
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(lastUsedAt, forKey: .lastUsedAt)
         try container.encode(attestation, forKey: .attestation)
+        try container.encode(provider, forKey: .provider)
     }
 
     /// The AAGUID in the canonical 8-4-4-4-12 lowercase form (on every response: no per-byte formatting calls).
@@ -146,4 +153,25 @@ struct AuthenticationResult: Encodable {
     let userVerified: Bool
     let signCountStatus: String
     var session: SessionJSON? = nil
+    var signal: AcceptedCredentialsSignal? = nil
+}
+
+/// What the client passes to the Signal API after a sign-in (or what `GET /v1/users/{userId}/signals` answers), so
+/// the passkey provider drops passkeys the RP no longer accepts and shows current names:
+/// `signalAllAcceptedCredentials({rpId, userId, allAcceptedCredentialIds})` and
+/// `signalCurrentUserDetails({rpId, userId, name, displayName})`. Ids base64url.
+struct AcceptedCredentialsSignal: Encodable, Equatable {
+    let rpId: String
+    let userId: String
+    let allAcceptedCredentialIds: [String]
+    let name: String
+    let displayName: String
+
+    init(rpID: String, user: StoredUser, credentialIDs: [[UInt8]]) {
+        rpId = rpID
+        userId = Base64URL.encode(user.handle)
+        allAcceptedCredentialIds = credentialIDs.map(Base64URL.encode)
+        name = user.name
+        displayName = user.displayName
+    }
 }

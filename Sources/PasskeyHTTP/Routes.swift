@@ -103,6 +103,7 @@ public func buildRouter(
     if let sessions { addSessionRoutes(to: router, api: api, service: sessions) }
     if let appStore { addAppStoreRoutes(to: router, api: api, service: appStore) }
     if let appAttest { addAppAttestRoutes(to: router, api: api, service: appAttest) }
+    addSignalRoutes(to: router, api: api)
     addWellKnownRoutes(to: router, api: api, documents: configuration.wellKnown)
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
@@ -382,7 +383,7 @@ struct API: Sendable {
                 amr: SignInMethod.passkey(userVerified: credential.record.uvInitialized, backupEligible: credential.record.backupEligible).amr,
                 credentialID: credential.record.id)
         }
-        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified), session: session.map(SessionJSON.init))
+        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified, provider: service.provider(for: credential)), session: session.map(SessionJSON.init))
         return rawJSON(status: .created, result.jsonBytes)
     }
 
@@ -427,7 +428,7 @@ struct API: Sendable {
                 throw WebAuthnError(.malformedResponse, error.reason)
             }
         }
-        let (user, credential, verified) = try await service.finishAuthentication(response)
+        let (user, credential, verified, userCredentialIDs) = try await service.finishAuthentication(response)
         var session: SessionService.Issued?
         if let sessions, let user {
             session = try await sessions.start(
@@ -436,8 +437,9 @@ struct API: Sendable {
                 credentialID: credential.record.id)
         }
         let result = AuthenticationResult(
-            user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil),
-            userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue, session: session.map(SessionJSON.init))
+            user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil, provider: service.provider(for: credential)),
+            userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue, session: session.map(SessionJSON.init),
+            signal: user.map { AcceptedCredentialsSignal(rpID: service.relyingParty.id, user: $0, credentialIDs: userCredentialIDs) })
         return rawJSON(status: .ok, result.jsonBytes)
     }
 }

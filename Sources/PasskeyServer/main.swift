@@ -231,6 +231,30 @@ do {
     // Reload the FIDO metadata BLOB when its file is replaced (e.g. by a daily cron download): every 10 minutes
     // the file's modification time is checked; a newer BLOB that verifies replaces the index, one that does not is
     // logged and the previous index stays. Past the index's nextUpdate a warning is logged once per check.
+    // The provider names file is reloaded the same way: checked every 10 minutes, a newer file that parses replaces
+    // the names, one that does not is logged and the previous names stay.
+    if let providerNames = settings.providerNames { service.replaceProviderNames(providerNames.names) }
+    let providerNamesReloader = Task {
+        guard let source = settings.providerNames else { return }
+        func modified() -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: source.path))?[.modificationDate] as? Date
+        }
+        var loadedModification = modified()
+        while true {
+            do { try await Task.sleep(for: .seconds(600)) } catch { return }
+            let modification = modified()
+            guard modification != loadedModification else { continue }
+            loadedModification = modification
+            do {
+                let names = try ProviderNameSettings.read(source.path)
+                service.replaceProviderNames(names)
+                logger.info("provider names reloaded", metadata: ["entries": .stringConvertible(names.count)])
+            } catch {
+                logger.warning(
+                    "provider names not reloaded; keeping the previous ones", metadata: ["reason": .string(String(describing: error))])
+            }
+        }
+    }
     let metadataReloader = Task {
         guard let source = settings.metadataSource else { return }
         func modified() -> Date? {
@@ -300,6 +324,7 @@ do {
     logger.info("passkeyd stopping: HTTP server closed; closing the database pool")
     purger.cancel()
     metadataReloader.cancel()
+    providerNamesReloader.cancel()
     revoker.cancel()
     sessionKeeper.cancel()
     appStoreKeeper.cancel()
@@ -308,6 +333,7 @@ do {
     await appStoreKeeper.value
     await revoker.value
     await metadataReloader.value
+    await providerNamesReloader.value
     await pool.shutdown()
     try? await httpClient?.shutdown()
     try? await libpqThreads.shutdownGracefully()

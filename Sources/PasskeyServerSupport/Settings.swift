@@ -95,6 +95,8 @@ public struct Settings: Sendable {
     /// Native apps and related origins (`PASSKEYD_APPLE_APP_IDS`, `PASSKEYD_ANDROID_APPS`, `PASSKEYD_RELATED_ORIGINS`;
     /// AssociationSettings.swift): the `/.well-known/` documents, and the Android apps' origins.
     public var association: AssociationSettings
+    /// Provider names by AAGUID (`PASSKEYD_PROVIDER_NAMES_FILE`; ProviderNameSettings.swift); nil when unset.
+    public var providerNames: ProviderNameSettings?
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -250,6 +252,7 @@ public struct Settings: Sendable {
         guard !origins.isEmpty else { throw ConfigurationError("PASSKEYD_ORIGINS", "at least one origin is required") }
         for origin in origins { warnings += try Self.validateOrigin(origin, rpID: rpID) }
         association = try AssociationSettings.load(reader, rpID: rpID, origins: origins, warnings: &warnings)
+        providerNames = try ProviderNameSettings.load(reader)
 
         var rp = RelyingParty(id: rpID, name: rpName, allowedOrigins: Set(origins + association.nativeOrigins))
         switch reader.value("PASSKEYD_USER_VERIFICATION") ?? "required" {
@@ -347,7 +350,7 @@ public struct Settings: Sendable {
         }
 
         let featureVariables = SessionSettings.variables + AppStoreSettings.variables + AppAttestSettings.variables
-            + AssociationSettings.variables
+            + AssociationSettings.variables + ProviderNameSettings.variables
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
             guard !Self.variables.contains(name), !featureVariables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
                 !name.hasPrefix("PASSKEYD_IDTOKEN_"),

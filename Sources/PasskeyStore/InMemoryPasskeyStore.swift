@@ -75,7 +75,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         let credential = credentials[credentialID]
         return AuthenticationLookup(
             ceremony: takeCeremony(challenge: challenge, kind: .authentication), credential: credential,
-            user: credential.flatMap { users[$0.record.userHandle] })
+            user: credential.flatMap { users[$0.record.userHandle] },
+            userCredentialIDs: credential.map { credentials(ofUser: $0.record.userHandle).map(\.record.id) } ?? [])
     }
 
     func record(_ kind: AuditEventKind, _ audit: AuditContext, user: [UInt8]?, credential: [UInt8]?, identity: [UInt8]? = nil) {

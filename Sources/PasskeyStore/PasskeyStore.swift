@@ -268,11 +268,16 @@ public struct AuthenticationLookup: Sendable, Hashable {
     public let credential: StoredCredential?
     /// The credential's owner.
     public let user: StoredUser?
+    /// The ids of all the owner's credentials (this one included), oldest first, as read with the credential: what a
+    /// successful sign-in tells the client to keep (the Signal API's `signalAllAcceptedCredentials`). Empty when
+    /// the credential is unknown.
+    public let userCredentialIDs: [[UInt8]]
 
-    public init(ceremony: PendingCeremony?, credential: StoredCredential?, user: StoredUser?) {
+    public init(ceremony: PendingCeremony?, credential: StoredCredential?, user: StoredUser?, userCredentialIDs: [[UInt8]] = []) {
         self.ceremony = ceremony
         self.credential = credential
         self.user = user
+        self.userCredentialIDs = userCredentialIDs
     }
 }
 

@@ -37,7 +37,8 @@ final class AuthenticationFinishBatcher: Sendable {
     static let readBatch = PGPreparedStatement(
         name: "passkeyd_read_authentication_batch",
         sql: """
-            SELECT t.user_handle, t.state, t.expires_at, t.expires_at > now(), \(PostgresPasskeyStore.credentialColumnsForSignIn), u.name, u.display_name, u.created_at
+            SELECT t.user_handle, t.state, t.expires_at, t.expires_at > now(), \(PostgresPasskeyStore.credentialColumnsForSignIn), u.name, u.display_name, u.created_at,
+                   \(PostgresPasskeyStore.ownerCredentialIDs)
               FROM unnest($1::bytea[], $2::bytea[]) WITH ORDINALITY AS i(challenge, credential_id, position)
               LEFT JOIN ceremonies t ON t.challenge = i.challenge AND t.kind = 'authentication'
               LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = i.credential_id

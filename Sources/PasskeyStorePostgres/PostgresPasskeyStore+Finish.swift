@@ -29,7 +29,8 @@ extension PostgresPasskeyStore {
                 DELETE FROM ceremonies WHERE challenge = $1 AND kind = 'authentication'
                 RETURNING user_handle, state, expires_at, expires_at > now() AS fresh
             )
-            SELECT t.user_handle, t.state, t.expires_at, t.fresh, \(credentialColumnsForSignIn), u.name, u.display_name, u.created_at
+            SELECT t.user_handle, t.state, t.expires_at, t.fresh, \(credentialColumnsForSignIn), u.name, u.display_name, u.created_at,
+                   \(ownerCredentialIDs)
               FROM (SELECT 1) AS one
               LEFT JOIN taken t ON true
               LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = $2
@@ -46,7 +47,8 @@ extension PostgresPasskeyStore {
     static let readAuthentication = PGPreparedStatement(
         name: "passkeyd_read_authentication",
         sql: """
-            SELECT t.user_handle, t.state, t.expires_at, t.expires_at > now(), \(credentialColumnsForSignIn), u.name, u.display_name, u.created_at
+            SELECT t.user_handle, t.state, t.expires_at, t.expires_at > now(), \(credentialColumnsForSignIn), u.name, u.display_name, u.created_at,
+                   \(ownerCredentialIDs)
               FROM (SELECT 1) AS one
               LEFT JOIN ceremonies t ON t.challenge = $1 AND t.kind = 'authentication'
               LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = $2
@@ -176,8 +178,13 @@ extension PostgresPasskeyStore {
         }
         return AuthenticationLookup(
             ceremony: try Self.ceremony(from: result, row: row, challenge: challenge, kind: .authentication),
-            credential: credential, user: user)
+            credential: credential, user: user,
+            userCredentialIDs: credential == nil ? [] : try result.decode([[UInt8]].self, row: row, column: 4 + Self.credentialColumnCount + 3))
     }
+
+    /// The last column of the sign-in reads: the ids of all credentials of the asserted credential's owner (`c`),
+    /// oldest first (one more scan of `credentials_user_id_idx`; an empty array when `c` is absent).
+    static let ownerCredentialIDs = "ARRAY(SELECT o.id FROM credentials o WHERE o.user_id = c.user_id ORDER BY o.created_at, o.id)"
 
     // MARK: writes
 

@@ -903,6 +903,11 @@ struct ErrorBodyTests {
         #expect(error["code"] == "odd\"code")
         #expect(error["message"] == nasty)
         #expect(!body.contains(0x0A), "no raw control characters")
+
+        let unknown = APIError.credentialUnknown(rpID: nasty, credentialID: [0xFB, 0xFF, 0x00]).jsonBody
+        let withSignal = try #require(try JSONSerialization.jsonObject(with: Data(unknown)) as? [String: Any])
+        #expect((withSignal["error"] as? [String: String])?["code"] == "credential_unknown")
+        #expect(withSignal["signal"] as? [String: String] == ["rpId": nasty, "credentialId": "-_8A"])
     }
 }
 
@@ -954,11 +959,19 @@ struct JSONWriterTests {
             let user = StoredUser(
                 handle: credential.record.userHandle, name: Self.nasty[index % Self.nasty.count],
                 displayName: Self.nasty[(index + 3) % Self.nasty.count], createdAt: Date(timeIntervalSince1970: Double(index) * 86_399.999))
+            let providers: [ProviderNames.Provider?] = [
+                nil, ProviderNames.Provider(name: Self.nasty[index % Self.nasty.count], iconLight: nil, iconDark: nil),
+                ProviderNames.Provider(name: "iCloud Keychain", iconLight: "data:image/svg+xml;base64,PHN2Zz4=", iconDark: "https://icons.example/\"d\""),
+            ]
+            let provider = providers[index % providers.count]
             let authentication = AuthenticationResult(
-                user: index % 3 == 0 ? nil : UserJSON(user), credential: CredentialJSON(credential, verified: nil),
-                userVerified: index % 2 == 0, signCountStatus: ["increased", "not_supported", "regressed_allowed"][index % 3])
-            let registration = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: nil))
-            let admin = CredentialJSON(admin: credential, authenticatorIcon: index % 2 == 0 ? nil : "data:image/png;base64,AAAA")
+                user: index % 3 == 0 ? nil : UserJSON(user), credential: CredentialJSON(credential, verified: nil, provider: provider),
+                userVerified: index % 2 == 0, signCountStatus: ["increased", "not_supported", "regressed_allowed"][index % 3],
+                signal: index % 3 == 0 ? nil : AcceptedCredentialsSignal(
+                    rpID: Self.nasty[(index + 1) % Self.nasty.count], user: user,
+                    credentialIDs: (0..<(index % 4)).map { Array(repeating: UInt8($0), count: 16 + index) }))
+            let registration = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: nil, provider: provider))
+            let admin = CredentialJSON(admin: credential, authenticatorIcon: index % 2 == 0 ? nil : "data:image/png;base64,AAAA", provider: provider)
             var adminWriter = JSONWriter()
             admin.write(to: &adminWriter)
             for (ours, encodable) in [

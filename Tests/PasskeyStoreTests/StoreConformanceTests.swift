@@ -295,10 +295,11 @@ struct StoreConformanceTests {
         let challenge = Array(repeating: UInt8(6), count: 32)
         try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [3], expiresAt: Date().addingTimeInterval(300)))
         let unknown = try await store.takeAuthentication(challenge: challenge, credentialID: [1, 2, 3])
-        #expect(unknown.ceremony?.state == [3] && unknown.credential == nil && unknown.user == nil)
+        #expect(unknown.ceremony?.state == [3] && unknown.credential == nil && unknown.user == nil && unknown.userCredentialIDs.isEmpty)
         let again = try await store.takeAuthentication(challenge: challenge, credentialID: registration.credentialID)
         #expect(again.ceremony == nil && again.credential?.id == registration.credentialID)
         #expect(again.user?.name == "dave" && again.user?.handle == Registrations.handle(6), "the owner comes with the credential")
+        #expect(again.userCredentialIDs == [registration.credentialID], "and the ids of all the owner's credentials")
     }
 
     @Test(arguments: StoreUnderTest.all)
@@ -456,11 +457,18 @@ struct StoreConformanceTests {
         let challenge = Array(repeating: UInt8(10), count: 32)
         try await store.saveCeremony(PendingCeremony(challenge: challenge, kind: .authentication, userHandle: nil, state: [7], expiresAt: expiry))
 
+        // A second passkey of gus's (registered later) and another user's: the lookup lists gus's two, oldest first.
+        try await Task.sleep(for: .milliseconds(5))
+        let second = try Registrations.make(handle: Registrations.handle(10), name: "gus")
+        _ = try await store.register(second, nickname: nil, intent: .existingUser, audit: .system)
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(11), name: "hal"), nickname: nil, intent: .newUser, audit: .system)
+
         // The callback sees what takeAuthentication would return; its update is applied.
         let (lookup, seen, applied) = try await store.finishAuthentication(challenge: challenge, credentialID: registration.credentialID) { lookup in
             (outcome: lookup.ceremony?.state, update: raise)
         }
         #expect(seen == [7] && lookup.credential?.record.signCount == 5 && lookup.user?.name == "gus")
+        #expect(lookup.userCredentialIDs == [registration.credentialID, second.credentialID], "\(subject.name)")
         guard case .applied(let updated)? = applied else {
             Issue.record("the callback's update must be applied")
             return

@@ -82,10 +82,11 @@ function credentialJSON(credential) {
 
 // ---- the server ----
 class ServerError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, signal) {
     super(message);
     this.status = status;
     this.code = code;
+    this.signal = signal; // credential_unknown on a sign-in: signalUnknownCredential's arguments
   }
 }
 
@@ -104,9 +105,33 @@ async function call(method, path, body) {
     json = null;
   }
   if (!response.ok) {
-    throw new ServerError(response.status, json?.error?.code || `http_${response.status}`, json?.error?.message || text);
+    throw new ServerError(response.status, json?.error?.code || `http_${response.status}`, json?.error?.message || text, json?.signal);
   }
   return json;
+}
+
+// ---- Signal API: tell the passkey provider what the RP knows (where the browser has it) ----
+// After a sign-in passkeyd answers `signal` ({rpId, userId, allAcceptedCredentialIds, name, displayName}): the
+// provider drops passkeys of this user that the RP no longer accepts and shows the current names. A sign-in with a
+// passkey passkeyd does not know answers credential_unknown with `signal` ({rpId, credentialId}): the provider may
+// hide that passkey. Hints only: a browser without these functions, or one that refuses them, changes nothing.
+async function signalAccepted(signal) {
+  if (!signal) return;
+  const { rpId, userId, allAcceptedCredentialIds, name, displayName } = signal;
+  if (typeof PublicKeyCredential?.signalAllAcceptedCredentials === "function") {
+    await PublicKeyCredential.signalAllAcceptedCredentials({ rpId, userId, allAcceptedCredentialIds }).catch(() => {});
+  }
+  if (typeof PublicKeyCredential?.signalCurrentUserDetails === "function") {
+    await PublicKeyCredential.signalCurrentUserDetails({ rpId, userId, name, displayName }).catch(() => {});
+  }
+}
+
+async function signalUnknown(error) {
+  if (!(error instanceof ServerError) || error.code !== "credential_unknown" || !error.signal) return;
+  if (typeof PublicKeyCredential?.signalUnknownCredential === "function") {
+    const { rpId, credentialId } = error.signal;
+    await PublicKeyCredential.signalUnknownCredential({ rpId, credentialId }).catch(() => {});
+  }
 }
 
 // ---- the page ----
@@ -234,7 +259,14 @@ async function startAutofill() {
 
 // ---- ceremonies ----
 async function finishSignIn(credential, how) {
-  const result = await call("POST", "/demo/api/authentication/finish", { credential: credentialJSON(credential) });
+  let result;
+  try {
+    result = await call("POST", "/demo/api/authentication/finish", { credential: credentialJSON(credential) });
+  } catch (error) {
+    await signalUnknown(error);
+    throw error;
+  }
+  await signalAccepted(result.signal);
   await refresh();
   status("ok", `Signed in as ${result.user?.name ?? "?"} (${how}).`);
 }
@@ -277,7 +309,8 @@ async function register(user, nickname) {
 async function deletePasskey(id) {
   try {
     await call("DELETE", `/demo/api/credentials/${encodeURIComponent(id)}`);
-    await refresh();
+    const session = await refresh();
+    await signalAccepted(session?.signal);
     status("ok", `Deleted passkey ${id.slice(0, 12)}….`);
   } catch (error) {
     failed("Deletion", error);
