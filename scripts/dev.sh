@@ -5,6 +5,7 @@
 #   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then release builds
 #                         and, against them, the README's curl walkthrough (scripts/smoke.sh) and the browser tests
 #                         of the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too),
+#                         the API contract test (scripts/contract-test.sh: schemathesis against openapi.json),
 #                         SIGTERM under load (scripts/shutdown-test.sh), a primary/standby failover under load
 #                         (scripts/failover-test.sh) and a bounded begin flood (scripts/flood-test.sh)
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
@@ -23,7 +24,8 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl jq)
 # Only for the test command: the browser tests (e2e/browser_test.py) and the independent JWT verifier (e2e/verify_jwt.py).
-browser_test_packages=(chromium chromium-driver python3-selenium python3-pytest python3-jwt python3-cryptography)
+# python3-venv for the API contract test's schemathesis (PyPI, into var/contract-venv).
+browser_test_packages=(chromium chromium-driver python3-selenium python3-pytest python3-jwt python3-cryptography python3-venv)
 
 install_missing() {  # install_missing [EXTRA_PACKAGE…]: debian_packages and these, where missing
     local missing=()
@@ -70,6 +72,7 @@ test)
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/appstore-smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/appattest-smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/contract-test.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
     scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/flood-test.sh "$release_bin"

@@ -42,6 +42,10 @@ public struct APIError: Error, Sendable, Equatable {
         message: "No pending ceremony has this challenge: it is unknown, expired or already used.")
     static let credentialUnknown = APIError(status: 404, code: "credential_unknown", message: "The credential is not registered.")
     static let internalError = APIError(status: 500, code: "internal_error", message: "The request failed.")
+    /// No route has this path (RouteFallbackMiddleware).
+    static let routeUnknown = APIError(status: 404, code: "route_unknown", message: "No route has this path.")
+    /// A route has this path, not with this method; the answer's `Allow` lists its methods.
+    static let methodNotAllowed = APIError(status: 405, code: "method_not_allowed", message: "This path does not take this method.")
 
     /// Engine failures: malformed input is 400, an expired ceremony 410, anything else a failed verification (422).
     init(_ error: WebAuthnError) {

@@ -118,13 +118,17 @@ struct AdminAPI: Sendable {
             limit = value
         }
         let filter = query.get("name").flatMap { $0.isEmpty ? nil : $0 }
-        if let filter, filter.utf8.count > 256 { throw APIError.invalidParameter("name is at most 256 bytes.") }
+        if let filter, !API.isText(filter) {
+            throw APIError.invalidParameter("name is at most 256 characters, without U+0000.")
+        }
         var after: String?
         if let cursor = query.get("after"), !cursor.isEmpty {
-            guard let bytes = Base64URL.decode(cursor), let name = String(validating: bytes, as: UTF8.self) else {
+            // Opaque to clients: any base64url value is a position (the names after it); bytes that are not UTF-8
+            // text (or are U+0000, which PostgreSQL's text cannot hold) become U+FFFD.
+            guard let bytes = Base64URL.decode(cursor) else {
                 throw APIError.invalidParameter("after must be a cursor from a previous page.")
             }
-            after = name
+            after = String(decoding: bytes.map { $0 == 0 ? 0xFF : $0 }, as: UTF8.self)
         }
         // One more than the page tells whether there is a next page.
         let users = try await store.listUsers(nameFilter: filter, limit: limit + 1, after: after)
@@ -143,14 +147,14 @@ struct AdminAPI: Sendable {
             }
             audit.limit = value
         }
-        if let text = query.get("user"), !text.isEmpty {
+        if let text = query.get("user") {
             guard let handle = Base64URL.decode(text), (1...64).contains(handle.count) else {
                 throw APIError.invalidParameter("user must be a user id (base64url).")
             }
             audit.userHandle = handle
         }
         for (name, keyPath) in [("since", \AuditQuery.since), ("until", \AuditQuery.until)] {
-            guard let text = query.get(name), !text.isEmpty else { continue }
+            guard let text = query.get(name) else { continue }
             guard let date = Self.time(text) else {
                 throw APIError.invalidParameter("\(name) must be an RFC 3339 time, e.g. 2026-11-24T12:00:00Z.")
             }
@@ -206,8 +210,8 @@ struct AdminAPI: Sendable {
         let nickname: String?
         switch value {
         case .null: nickname = nil
-        case .string(let text) where text.utf8.count <= 256: nickname = text.isEmpty ? nil : text
-        default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes, or null.")
+        case .string(let text) where API.isText(text): nickname = text.isEmpty ? nil : text
+        default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 characters, or null.")
         }
         guard let credential = try await store.renameCredential(id: id, nickname: nickname, audit: RequestScope.audit) else {
             throw APIError.credentialUnknown

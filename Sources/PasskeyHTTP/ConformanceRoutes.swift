@@ -177,14 +177,16 @@ extension API {
     /// attestation, extensions}.
     func conformanceAttestationOptions(_ body: [UInt8]) async throws -> Response {
         let members = try object(body)
-        guard case .string(let username)? = members["username"], !username.isEmpty, username.utf8.count <= 256 else {
-            throw APIError(status: 400, code: "malformed_json", message: "username is required (a string of 1-256 bytes).")
+        guard case .string(let username)? = members["username"], !username.isEmpty, API.isText(username),
+            !username.utf8.contains(0)
+        else {
+            throw APIError(status: 400, code: "malformed_json", message: "username is required (a string of 1-256 characters, without U+0000).")
         }
         let displayName: String
         switch members["displayName"] {
         case nil, .null?: displayName = username
-        case .string(let value)? where value.utf8.count <= 256: displayName = value
-        default: throw APIError(status: 400, code: "malformed_json", message: "displayName must be a string of at most 256 bytes.")
+        case .string(let value)? where API.isText(value): displayName = value
+        default: throw APIError(status: 400, code: "malformed_json", message: "displayName must be a string of at most 256 characters, without U+0000.")
         }
         let requestedSelection = try decode(AuthenticatorSelectionJSON.self, members["authenticatorSelection"])
         let extensions = try decode([String: JSONValue].self, members["extensions"])
@@ -220,8 +222,8 @@ extension API {
     /// discoverable credential.
     func conformanceAssertionOptions(_ body: [UInt8]) async throws -> Response {
         let members = try object(body)
-        guard case .string(let username)? = members["username"], username.utf8.count <= 256 else {
-            throw APIError(status: 400, code: "malformed_json", message: "username is required (a string of at most 256 bytes).")
+        guard case .string(let username)? = members["username"], API.isText(username) else {
+            throw APIError(status: 400, code: "malformed_json", message: "username is required (a string of at most 256 characters, without U+0000).")
         }
         var userVerification: UserVerificationRequirement?
         switch members["userVerification"] {

@@ -169,14 +169,14 @@ extension API {
         case .object(let user)?:
             switch (user["name"], user["id"]) {
             case (.string(let name)?, nil):
-                guard !name.isEmpty, name.utf8.count <= 256 else {
-                    throw APIError(status: 400, code: "malformed_json", message: "user.name must be 1-256 bytes.")
+                guard !name.isEmpty, API.isText(name) else {
+                    throw APIError(status: 400, code: "malformed_json", message: "user.name must be 1-256 characters.")
                 }
                 var displayName: String?
                 switch user["displayName"] {
                 case nil, .null?: break
-                case .string(let text)? where text.utf8.count <= 256: displayName = text
-                default: throw APIError(status: 400, code: "malformed_json", message: "user.displayName must be a string of at most 256 bytes.")
+                case .string(let text)? where API.isText(text): displayName = text
+                default: throw APIError(status: 400, code: "malformed_json", message: "user.displayName must be a string of at most 256 characters.")
                 }
                 return .create(name: name, displayName: displayName)
             case (nil, .string(let id)?):

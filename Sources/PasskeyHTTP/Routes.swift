@@ -108,8 +108,9 @@ public func buildRouter(
     if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }
-    addOpenAPIRoute(to: router)
     if let exporter = configuration.metricsExporter { addMetricsRoute(to: router, api: api, exporter: exporter) }
+    addOpenAPIRoute(to: router)
+    router.add(middleware: RouteFallbackMiddleware(routes: router.routes))
     return router
 }
 
@@ -283,6 +284,13 @@ struct API: Sendable {
         return encoder
     }()
 
+    /// Whether a name, display name or nickname is storable: at most `maximum` characters (Unicode scalars, as JSON
+    /// Schema's maxLength counts them; PostgreSQL's text takes any length), none of them U+0000 (which PostgreSQL's
+    /// text cannot hold).
+    static func isText(_ text: String, maximum: Int = 256) -> Bool {
+        !text.utf8.contains(0) && text.unicodeScalars.count <= maximum
+    }
+
     /// The top-level object of a request body.
     func object(_ body: [UInt8]) throws -> [String: JSONValue] {
         guard case .object(let members) = try? JSONReader.parse(body) else { throw APIError.malformedJSON }
@@ -324,13 +332,13 @@ struct API: Sendable {
         }
         switch (user["name"], user["id"]) {
         case (.string(let name)?, nil), (.string(let name)?, .null?):
-            guard !name.isEmpty, name.utf8.count <= 256 else {
-                throw APIError(status: 400, code: "malformed_json", message: "user.name must be 1-256 bytes.")
+            guard !name.isEmpty, API.isText(name) else {
+                throw APIError(status: 400, code: "malformed_json", message: "user.name must be 1-256 characters, without U+0000.")
             }
             switch user["displayName"] {
             case nil, .null?: return .newUser(name: name, displayName: name)
-            case .string(let value)? where value.utf8.count <= 256: return .newUser(name: name, displayName: value)
-            default: throw APIError(status: 400, code: "malformed_json", message: "user.displayName must be a string of at most 256 bytes.")
+            case .string(let value)? where API.isText(value): return .newUser(name: name, displayName: value)
+            default: throw APIError(status: 400, code: "malformed_json", message: "user.displayName must be a string of at most 256 characters, without U+0000.")
             }
         case (nil, .string(let id)?), (.null?, .string(let id)?):
             guard user["displayName"] == nil else {
@@ -372,8 +380,8 @@ struct API: Sendable {
         let nickname: String?
         switch members["nickname"] {
         case nil, .null?: nickname = nil
-        case .string(let value)? where value.utf8.count <= 256: nickname = value
-        default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 bytes.")
+        case .string(let value)? where API.isText(value): nickname = value
+        default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 characters, without U+0000.")
         }
         let (user, credential, verified) = try await service.finishRegistration(response, nickname: nickname, audit: RequestScope.audit)
         var session: SessionService.Issued?
@@ -394,7 +402,7 @@ struct API: Sendable {
         case nil, .null?: break
         case .object(let user)?:
             switch (user["name"], user["id"]) {
-            case (.string(let value)?, nil) where !value.isEmpty: lookup = .name(value)
+            case (.string(let value)?, nil) where !value.isEmpty && API.isText(value): lookup = .name(value)
             case (nil, .string(let id)?): lookup = .handle(try Self.userHandle(id))
             default: throw APIError(status: 400, code: "malformed_json", message: "user needs exactly one of name and id.")
             }

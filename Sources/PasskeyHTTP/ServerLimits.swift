@@ -2,6 +2,7 @@ public import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Limits on HTTP connections, so slow or oversized clients cannot hold the server's connections or memory.
@@ -29,7 +30,7 @@ public struct ServerLimits: Sendable, Hashable {
         let limits = self
         return .http1(
             configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [RequestReadDeadline(timeout: limits.readTimeout)],
+                additionalChannelHandlers: [ProtocolErrorAnswer(), RequestReadDeadline(timeout: limits.readTimeout)],
                 idleTimeout: TimeAmount(limits.idleTimeout),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes, maxHeaderFieldCount: 100)))
@@ -87,3 +88,41 @@ final class RequestReadDeadline: ChannelInboundHandler, RemovableChannelHandler 
 
 @available(*, unavailable)
 extension RequestReadDeadline: Sendable {}
+
+/// Answers a request that NIO's HTTP parser refuses (a head past `maxHeaderBytes`, a malformed request line, …) in
+/// the API's error form, 400 `malformed_request` with `Connection: close`, instead of Hummingbird's bare 400: the
+/// parser's error is consumed here, the answer written and the connection closed. Sits right after the HTTP codec.
+final class ProtocolErrorAnswer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundOut = HTTPResponsePart
+
+    static let error = APIError(
+        status: 400, code: "malformed_request",
+        message: "The request is not well-formed HTTP, or its head is larger than this server accepts.")
+
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After an answer to a malformed request nothing more is read from this connection.
+        guard !answered else { return }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !answered else { return }
+        answered = true
+        let body = Self.error.jsonBody
+        let head = HTTPResponse(
+            status: .badRequest,
+            headerFields: [.contentType: "application/json", .connection: "close", .contentLength: String(body.count)])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+}

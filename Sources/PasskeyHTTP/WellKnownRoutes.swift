@@ -53,7 +53,7 @@ public struct AndroidApp: Sendable, Hashable {
 }
 
 /// The documents an RP domain serves so that native apps and other web origins may use its passkeys, rendered once
-/// at start. Each is nil (its route absent, a bare 404) when nothing configures it.
+/// at start. Each is nil (its route absent: 404 `route_unknown`) when nothing configures it.
 ///
 ///     GET /.well-known/apple-app-site-association   {"webcredentials": {"apps": ["TEAMID.bundle.id", …]}}
 ///     GET /.well-known/assetlinks.json              [{"relation": ["delegate_permission/common.get_login_creds"],

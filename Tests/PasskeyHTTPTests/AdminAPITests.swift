@@ -17,7 +17,7 @@ struct AdminAPITests {
         let harness = Harness()
         try await harness.app.test(.router) { client in
             let reply = try await client.send(.get, "/v1/admin/users", headers: Self.auth)
-            #expect(reply.status == 404 && reply.errorCode == nil, "the router's own 404: no such route")
+            #expect(reply.status == 404 && reply.errorCode == "route_unknown", "no such route")
         }
     }
 
@@ -69,9 +69,14 @@ struct AdminAPITests {
             #expect((none.json["users"] as? [Any])?.isEmpty == true)
             #expect(none.json["next"] is NSNull)
 
-            for bad in ["limit=0", "limit=201", "limit=x", "after=%%%", "after=_w"] {
+            for bad in ["limit=0", "limit=201", "limit=x", "after=%%%", "after=a"] {
                 let reply = try await client.send(.get, "/v1/admin/users?\(bad)", headers: Self.auth)
                 #expect(reply.status == 400 && reply.errorCode == "invalid_parameter", "\(bad)")
+            }
+            // The cursor is opaque: any base64url value is a position, also bytes that are not text (0xFF, U+0000).
+            for cursor in ["_w", "AA", Base64URL.encode(Array("alicia".utf8))] {
+                let reply = try await client.send(.get, "/v1/admin/users?after=\(cursor)", headers: Self.auth)
+                #expect(reply.status == 200, "after=\(cursor)")
             }
         }
     }

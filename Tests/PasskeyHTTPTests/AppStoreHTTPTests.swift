@@ -229,7 +229,7 @@ struct AppStoreHTTPTests {
                 #expect(reply.status == 404, "\(path)")
             }
             let entitlements = try await client.send(.get, "/v1/users/AAAA/entitlements")
-            #expect(entitlements.status == 404 && entitlements.body.isEmpty, "no route: a bare 404, not user_unknown")
+            #expect(entitlements.status == 404 && entitlements.errorCode == "route_unknown", "no route: route_unknown, not user_unknown")
         }
     }
 }

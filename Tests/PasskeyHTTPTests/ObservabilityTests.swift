@@ -254,7 +254,7 @@ struct ObservabilityRequestTests {
         try await harness.app.test(.router) { client in
             let reply = try await client.obsSend(.get, "/metrics", headers: [:])
             #expect(reply.status == 404)
-            #expect(reply.body.isEmpty)
+            #expect(String(decoding: reply.body, as: UTF8.self).contains(#""code":"route_unknown""#))
         }
     }
 

@@ -507,10 +507,19 @@ struct OpenAPITests {
             #expect(reply.route == "GET /openapi.json")
             #expect(reply.body == file.bytes, "the served document is the file in Sources/PasskeyHTTP/Resources")
         }
-        // Also with the admin API off and no API keys.
-        try await OpenAPIHarness(adminKeys: [], apiKeys: []).app.test(.router) { client in
+        // With the admin API off, the served document has no admin operation (and no Admin tag), and everything else.
+        let closed = OpenAPIHarness(adminKeys: [], apiKeys: [])
+        try await closed.app.test(.router) { client in
             let reply = try await client.observe(.get, "/openapi.json")
-            #expect(reply.body == file.bytes)
+            let served = try #require(try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])
+            let paths = try #require(served["paths"] as? [String: [String: Any]])
+            let operations = Set(paths.flatMap { path, item in
+                item.keys.filter { OpenAPIResource.methods.contains($0) }.map { "\($0.uppercased()) \(path)" }
+            })
+            let expected = Set(file.operations.map(\.key)).filter { !$0.contains(" /v1/admin") }
+            #expect(operations == expected, "\(operations.symmetricDifference(expected).sorted())")
+            #expect(!((served["tags"] as? [[String: Any]]) ?? []).contains { $0["name"] as? String == "Admin" })
+            #expect(served["components"] != nil && served["info"] != nil)
         }
     }
 
@@ -592,10 +601,26 @@ struct OpenAPITests {
             }
             #expect(reached == documented.count)
 
-            // The distinction is real: what the router does not route is untagged (and a bare 404).
-            for (method, uri) in [(HTTPRequest.Method.get, "/v1/nothing"), (.put, "/healthz"), (.get, "/v1/admin/users/\(id)/x")] {
+            // The distinction is real: what the router does not route is untagged, and answered in the API's error
+            // form: an unknown path 404 route_unknown, a known path with another method 405 with Allow.
+            for (method, uri) in [(HTTPRequest.Method.get, "/v1/nothing"), (.get, "/v1/admin/users/\(id)/x"), (.post, "/v1/admin/users/\(id)/x/y")] {
                 let reply = try await client.observe(method, uri, headers: Self.bearerAdmin)
-                #expect(reply.route == nil && reply.status == 404 && reply.body.isEmpty, "\(method) \(uri)")
+                #expect(reply.route == nil && reply.status == 404 && reply.errorCode == "route_unknown", "\(method) \(uri)")
+                #expect(reply.contentType == "application/json")
+            }
+            for (method, uri, allow) in [
+                (HTTPRequest.Method.put, "/healthz", "GET"), (.init("TRACE")!, "/v1/registration/begin", "POST"),
+                (.post, "/v1/admin/users/\(id)", "DELETE, GET"), (.get, "/v1/admin/credentials/\(id)", nil),
+            ] {
+                try await client.execute(uri: uri, method: method, headers: Self.bearerAdmin) { response in
+                    guard let allow else {
+                        #expect(response.status != .methodNotAllowed, "\(uri) has GET")
+                        return
+                    }
+                    #expect(response.status == .methodNotAllowed && response.headers[.allow] == allow, "\(method) \(uri): \(response.headers)")
+                    #expect(response.headers[.contentType] == "application/json")
+                    #expect(String(buffer: response.body).contains(#""code":"method_not_allowed""#))
+                }
             }
             // ... and our own JSON 404s are tagged.
             let unknown = try await client.observe(.get, "/v1/admin/users/\(id)", headers: Self.bearerAdmin)
@@ -634,6 +659,14 @@ struct OpenAPITests {
                     #expect(!isError, "\(operation) \(status) is a success with the error schema")
                 }
             }
+        }
+
+        // The router-level answers (RouteFallbackMiddleware) are documented as component responses, not per operation.
+        for name in ["RouteUnknown", "MethodNotAllowed"] {
+            let response = try #require(document.resolve("#/components/responses/\(name)")?.asObject, "\(name)")
+            let schema = try #require(document.jsonSchema(response))
+            let status = name == "RouteUnknown" ? "404" : "405"
+            for errorCode in document.errorCodes(schema) { documented.insert("\(status) \(errorCode)") }
         }
 
         let producible = try ProducibleErrors.pairs()

@@ -143,6 +143,16 @@ struct ServerLimitsTests {
             large.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Large: \(String(repeating: "a", count: 8192))\r\n\r\n")
             let answer = large.readAll(timeout: .seconds(2))
             #expect(!answer.contains("200 OK"), "an oversized head is not served: \(answer.prefix(80))")
+            // ... and answered in the API's error form, then closed.
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
+            #expect(answer.lowercased().contains("content-type: application/json") && answer.lowercased().contains("connection: close"))
+            #expect(answer.hasSuffix(#"{"error":{"code":"malformed_request","message":"The request is not well-formed HTTP, or its head is larger than this server accepts."}}"#))
+            #expect(large.closedByServer(within: .seconds(2)))
+            // So is a request line that is not HTTP.
+            let garbage = try RawConnection(port: port)
+            garbage.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Header Name: x\r\n\r\n")
+            let refused = garbage.readAll(timeout: .seconds(2))
+            #expect(refused.hasPrefix("HTTP/1.1 400") && refused.contains(#""code":"malformed_request""#), "\(refused.prefix(120))")
 
             // A normal request on a fresh connection still works, with keep-alive.
             let normal = try RawConnection(port: port)

@@ -70,3 +70,49 @@ struct SignalHTTPTests {
         }
     }
 }
+
+/// Stored text: names, display names and nicknames are at most 256 characters (Unicode scalars, as JSON Schema's
+/// maxLength counts them) and never contain U+0000 (PostgreSQL's text cannot hold it): refused as malformed JSON,
+/// with nothing written, instead of failing in the database.
+@Suite("Stored text limits", .enabled(if: PostgresHTTP.databaseURL != nil, PostgresHTTP.skipReason))
+struct StoredTextTests {
+    @Test("U+0000 and more than 256 characters are 400 malformed_json; 256 four-byte characters are stored")
+    func limits() async throws {
+        let configuration = HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey], conformanceBinding: true)
+        try await withPostgresHTTP(configuration: configuration) { schema, instance in
+            try await instance.app.test(.router) { client in
+                let before = try await schema.snapshot()
+                for user in [#"{"name":"a\u0000b"}"#, #"{"name":"ok","displayName":"a\u0000"}"#, "{\"name\":\"\(String(repeating: "x", count: 257))\"}"] {
+                    let reply = try await client.post("/v1/registration/begin", Array("{\"user\":\(user)}".utf8))
+                    #expect(reply.status == 400 && reply.errorCode == "malformed_json", "\(user.prefix(40))")
+                }
+                let lookup = try await client.post("/v1/authentication/begin", Array(#"{"user":{"name":"a\u0000"}}"#.utf8))
+                #expect(lookup.status == 400 && lookup.errorCode == "malformed_json")
+                for body in [#"{"username":"a\u0000"}"#, #"{"username":"a","displayName":"\u0000"}"#] {
+                    let reply = try await client.post("/attestation/options", Array(body.utf8))
+                    #expect(reply.status == 400 && reply.errorCode == "malformed_json", "\(body)")
+                }
+                let assertion = try await client.post("/assertion/options", Array(#"{"username":"\u0000"}"#.utf8))
+                #expect(assertion.status == 400 && assertion.errorCode == "malformed_json")
+                #expect(try await schema.snapshot() == before, "nothing written")
+
+                // 256 characters of four UTF-8 bytes each (1,024 bytes) are a valid name and nickname.
+                let long = String(repeating: "🔑", count: 256)
+                var (created, credential) = try await Flow.register(client, name: long)
+                #expect(created.status == 201 && (created.json["user"] as? [String: Any])?["name"] as? String == long)
+                let renamed = try await client.send(
+                    .patch, "/v1/admin/credentials/\(Base64URL.encode(credential.id))", Array("{\"nickname\":\"\(long)\"}".utf8),
+                    headers: PostgresHTTP.adminAuth)
+                #expect(renamed.status == 200)
+                let nul = try await client.send(
+                    .patch, "/v1/admin/credentials/\(Base64URL.encode(credential.id))", Array(#"{"nickname":"\u0000"}"#.utf8),
+                    headers: PostgresHTTP.adminAuth)
+                #expect(nul.status == 400)
+                let signIn = try await Flow.assertion(client, name: long, credential: &credential)
+                #expect(try await client.post("/v1/authentication/finish", json: signIn).status == 200)
+                let filter = try await client.send(.get, "/v1/admin/users?name=%00", headers: PostgresHTTP.adminAuth)
+                #expect(filter.status == 400 && filter.errorCode == "invalid_parameter")
+            }
+        }
+    }
+}
