@@ -5,7 +5,8 @@
 #   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then release builds
 #                         and, against them, the README's curl walkthrough (scripts/smoke.sh) and the browser tests
 #                         of the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too),
-#                         the API contract test (scripts/contract-test.sh: schemathesis against openapi.json),
+#                         the API contract test (scripts/contract-test.sh: schemathesis against openapi.json), the
+#                         Python client and its Django example against passkeyd (scripts/python-client-test.sh),
 #                         SIGTERM under load (scripts/shutdown-test.sh), a primary/standby failover under load
 #                         (scripts/failover-test.sh) and a bounded begin flood (scripts/flood-test.sh)
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
@@ -73,6 +74,7 @@ test)
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/appattest-smoke.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/contract-test.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/python-client-test.sh "$release_bin"
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
     scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters
     PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/flood-test.sh "$release_bin"
