@@ -79,23 +79,50 @@ public struct WellKnownDocuments: Sendable {
     ///   - androidApps: packages with their signing-certificate fingerprints.
     ///   - relatedOrigins: web origins (checked by the caller).
     public init(appleAppIDs: [String], androidApps: [AndroidApp], relatedOrigins: [String]) {
-        appleAppSiteAssociation = appleAppIDs.isEmpty ? nil : Self.render(["webcredentials": ["apps": appleAppIDs]])
-        assetLinks = androidApps.isEmpty ? nil : Self.render(androidApps.map { app -> [String: Any] in
-            [
-                "relation": ["delegate_permission/common.get_login_creds"],
-                "target": [
-                    "namespace": "android_app", "package_name": app.packageName,
-                    "sha256_cert_fingerprints": app.fingerprintTexts,
-                ] as [String: Any],
-            ]
-        })
-        self.relatedOrigins = relatedOrigins.isEmpty ? nil : Self.render(["origins": relatedOrigins])
+        appleAppSiteAssociation = appleAppIDs.isEmpty ? nil : Self.render { writer in
+            writer.beginObject()
+            writer.key("webcredentials")
+            writer.beginObject()
+            writer.key("apps")
+            Self.strings(appleAppIDs, &writer)
+            writer.endObject()
+            writer.endObject()
+        }
+        assetLinks = androidApps.isEmpty ? nil : Self.render { writer in
+            writer.beginArray()
+            for app in androidApps {
+                writer.beginObject()
+                writer.key("relation")
+                Self.strings(["delegate_permission/common.get_login_creds"], &writer)
+                writer.key("target")
+                writer.beginObject()
+                writer.key("namespace"); writer.string("android_app")
+                writer.key("package_name"); writer.string(app.packageName)
+                writer.key("sha256_cert_fingerprints")
+                Self.strings(app.fingerprintTexts, &writer)
+                writer.endObject()
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        self.relatedOrigins = relatedOrigins.isEmpty ? nil : Self.render { writer in
+            writer.beginObject()
+            writer.key("origins")
+            Self.strings(relatedOrigins, &writer)
+            writer.endObject()
+        }
     }
 
-    /// Sorted keys, no escaped slashes: the same bytes on every start for the same settings.
-    private static func render(_ value: Any) -> [UInt8] {
-        // Only strings, arrays and dictionaries of them: serialization cannot fail.
-        Array(try! JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
+    private static func render(_ body: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter()
+        body(&writer)
+        return writer.bytes
+    }
+
+    private static func strings(_ values: [String], _ writer: inout JSONWriter) {
+        writer.beginArray()
+        for value in values { writer.string(value) }
+        writer.endArray()
     }
 }
 

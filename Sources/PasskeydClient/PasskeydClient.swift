@@ -113,7 +113,7 @@ public struct PasskeydClient: Sendable {
     }
 
     public func adminDeleteCredential(id: String) async throws {
-        _ = try await call(.adminDeleteCredential, parameters: ["credentialId": id], as: Empty.self)
+        _ = try await send(.adminDeleteCredential, parameters: ["credentialId": id], body: Optional<NoBody>.none)
     }
 
     public func health() async throws -> Bool {
@@ -122,7 +122,6 @@ public struct PasskeydClient: Sendable {
 
     // MARK: transport
 
-    struct Empty: Decodable {}
     struct PublicKeyAnswer<Options: Decodable>: Decodable { let publicKey: Options }
     struct UserWithCredentials: Decodable {
         let user: User
@@ -144,6 +143,11 @@ public struct PasskeydClient: Sendable {
     func call<Body: Encodable, Answer: Decodable>(
         _ operation: Operation, parameters: [String: String] = [:], body: Body?, as answer: Answer.Type
     ) async throws -> Answer {
+        try JSONDecoder().decode(Answer.self, from: try await send(operation, parameters: parameters, body: body))
+    }
+
+    /// One request; the answer's body when its status is 2xx, else ``PasskeydError``.
+    func send<Body: Encodable>(_ operation: Operation, parameters: [String: String], body: Body?) async throws -> Data {
         var path = operation.path
         for (name, value) in parameters {
             // Ids are base64url: unreserved characters already; anything else is percent-encoded.
@@ -164,8 +168,7 @@ public struct PasskeydClient: Sendable {
         guard (200..<300).contains(response.status.code) else {
             throw PasskeydError(status: Int(response.status.code), body: data, retryAfter: response.headers.first(name: "Retry-After").flatMap(Int.init))
         }
-        if Answer.self == Empty.self { return Empty() as! Answer }
-        return try JSONDecoder().decode(Answer.self, from: data)
+        return data
     }
 }
 
