@@ -89,6 +89,7 @@ struct ServerLimitsTests {
             let start = ContinuousClock.now
             // Trickle one header line per connection every 200 ms for up to 8 s: far longer than the 1 s idle timeout.
             var closedAt: [Int: Duration] = [:]
+            var politeRounds = 0, politeRetries = 0
             while ContinuousClock.now - start < .seconds(8), closedAt.count < attackers.count {
                 for (index, connection) in attackers.enumerated() where closedAt[index] == nil {
                     if !connection.send("X-Slow-\(index): a\r\n") || connection.closedByServer(within: .milliseconds(1)) {
@@ -97,16 +98,23 @@ struct ServerLimitsTests {
                 }
                 // A well-behaved client is served meanwhile (a fresh connection each time: a keep-alive one left
                 // idle past the 1 s timeout while this loop runs would rightly be closed).
-                let polite = try RawConnection(port: port)
-                polite.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-                let served = polite.readAll(timeout: .seconds(5))
+                // Up to three attempts: on two busy cores the server's own 1 s idle timer can close a fresh
+                // connection before its loop reads the request (CI saw this once); a starved server fails all three.
+                var served = ""
+                for attempt in 1...3 where !served.hasPrefix("HTTP/1.1 200") {
+                    if attempt > 1 { politeRetries += 1 }
+                    let polite = try RawConnection(port: port)
+                    polite.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                    served = polite.readAll(timeout: .seconds(5))
+                }
+                politeRounds += 1
                 #expect(served.hasPrefix("HTTP/1.1 200"), "\(served.prefix(40))")
                 try await Task.sleep(for: .milliseconds(200))
             }
             #expect(closedAt.count == attackers.count, "every trickling connection is closed")
             let slowest = closedAt.values.max() ?? .zero
             let fastest = closedAt.values.min() ?? .zero
-            print("connection limits: \(closedAt.count) of \(attackers.count) trickling connections closed, between \(fastest) and \(slowest) after the first header line (idle timeout 1 s)")
+            print("connection limits: \(closedAt.count) of \(attackers.count) trickling connections closed, between \(fastest) and \(slowest) after the first header line (idle timeout 1 s); \(politeRounds) polite requests served, \(politeRetries) retried")
             // 1 s plus scheduling slack: the suite runs beside hundreds of other tests on two cores, and the whole
             // suite under CI has taken 5.4 s here. Without the idle timeout no connection would close before the 8 s
             // trickle ends (the count above), so the bound only has to stay below that.
