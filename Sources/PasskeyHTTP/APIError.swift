@@ -41,6 +41,11 @@ public struct APIError: Error, Sendable, Equatable {
         status: 400, code: "challenge_unknown_or_expired",
         message: "No pending ceremony has this challenge: it is unknown, expired or already used.")
     static let credentialUnknown = APIError(status: 404, code: "credential_unknown", message: "The credential is not registered.")
+    static let conditionalCreateDisabled = APIError(
+        status: 400, code: "conditional_create_disabled", message: "Automatic passkey upgrades (mediation conditional) are turned off here.")
+    static let conditionalCreateNeedsUserID = APIError(
+        status: 400, code: "conditional_create_needs_user_id",
+        message: "An automatic passkey upgrade (mediation conditional) is for an existing user: begin with {\"user\": {\"id\"}}.")
     static let internalError = APIError(status: 500, code: "internal_error", message: "The request failed.")
     /// No route has this path (RouteFallbackMiddleware).
     static let routeUnknown = APIError(status: 404, code: "route_unknown", message: "No route has this path.")
@@ -52,7 +57,8 @@ public struct APIError: Error, Sendable, Equatable {
         let status: Int
         switch error.code {
         case .malformedResponse, .malformedBase64, .malformedClientData, .malformedAttestationObject,
-            .malformedAuthenticatorData, .invalidCredentialType, .invalidUserEntity:
+            .malformedAuthenticatorData, .invalidCredentialType, .invalidUserEntity, .extensionUnsupported,
+            .extensionInputInvalid:
             status = 400
         case .challengeExpired:
             status = 410

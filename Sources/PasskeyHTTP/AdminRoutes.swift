@@ -203,16 +203,20 @@ struct AdminAPI: Sendable {
         return try Self.json(status: .ok, CredentialWithUser(credential: adminJSON(credential, metadata: metadata), user: owner.map(UserJSON.init)))
     }
 
-    func rename(_ id: [UInt8], body: [UInt8]) async throws -> Response {
+    /// A rename's body: `{"nickname": string|null}` and nothing else; an empty string clears it as null does.
+    static func nickname(_ body: [UInt8]) throws -> String? {
         guard case .object(let members)? = try? JSONReader.parse(body), members.keys.allSatisfy({ $0 == "nickname" }),
             let value = members["nickname"]
         else { throw APIError(status: 400, code: "malformed_json", message: "The body must be an object with one member, nickname: a string or null.") }
-        let nickname: String?
         switch value {
-        case .null: nickname = nil
-        case .string(let text) where API.isText(text): nickname = text.isEmpty ? nil : text
+        case .null: return nil
+        case .string(let text) where API.isText(text): return text.isEmpty ? nil : text
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 characters, or null.")
         }
+    }
+
+    func rename(_ id: [UInt8], body: [UInt8]) async throws -> Response {
+        let nickname = try Self.nickname(body)
         guard let credential = try await store.renameCredential(id: id, nickname: nickname, audit: RequestScope.audit) else {
             throw APIError.credentialUnknown
         }

@@ -17,6 +17,9 @@ public struct CeremonyService: Sendable {
     private let providers = ProviderNamesBox()
     let challengeSource: any ChallengeSource
     let now: @Sendable () -> Date
+    /// Unexpired automatic-upgrade ceremonies one user may have (`PASSKEYD_UPGRADE_PENDING_PER_USER`), counted apart
+    /// from their other ceremonies; past it a begin is 429 `too_many_pending_ceremonies`.
+    public var pendingUpgradesPerUser = 3
 
     /// - Parameters:
     ///   - relyingParty: identity and policies.
@@ -55,10 +58,20 @@ public struct CeremonyService: Sendable {
     /// `user_exists` when the name is taken; an existing user (by handle) keeps theirs and gets their credentials
     /// excluded, and an unknown handle is `user_unknown`. The intent is saved with the ceremony, so the finish
     /// creates or adds exactly as begun. One store call: lookup, options, insert.
+    ///
+    /// An automatic upgrade (`request.mediation == .conditional`) is only for an existing user by id (400
+    /// `conditional_create_needs_user_id` otherwise; 400 `conditional_create_disabled` when the relying party turns
+    /// upgrades off), under its own per-user cap (``pendingUpgradesPerUser``).
     public func beginRegistration(
         for subject: RegistrationSubject, request: RegistrationRequest
     ) async throws -> CreationOptionsJSON {
         let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
+        let upgrade = request.mediation == .conditional
+        if upgrade {
+            guard relyingParty.conditionalCreate else { throw APIError.conditionalCreateDisabled }
+            guard case .existingUser = subject else { throw APIError.conditionalCreateNeedsUserID }
+        }
+        let upgradeCap = pendingUpgradesPerUser
         let lookup: UserLookup = switch subject {
         case .newUser(let name, _), .nameForConformanceTesting(let name, _): .name(name)
         case .existingUser(let handle): .handle(handle)
@@ -80,7 +93,7 @@ public struct CeremonyService: Sendable {
                 case (.existingUser, let existing?), (.nameForConformanceTesting, let existing?):
                     user = try UserEntity(id: existing.handle, name: existing.name, displayName: existing.displayName)
                     intent = .existingUser
-                    capSubject = PendingCeremony.subject(handle: existing.handle)
+                    capSubject = upgrade ? PendingCeremony.subject(upgradeOf: existing.handle) : PendingCeremony.subject(handle: existing.handle)
                 }
                 let (options, state) = relyingParty.beginRegistration(
                     user: user,
@@ -88,7 +101,8 @@ public struct CeremonyService: Sendable {
                     request: request, challengeSource: challengeSource, now: now)
                 return (options, PendingCeremony(
                     challenge: state.challenge, kind: .registration, userHandle: user.id, state: state.stateBytes,
-                    expiresAt: state.expiresAt, intent: intent, subject: capSubject, forKnownUser: existing != nil))
+                    expiresAt: state.expiresAt, intent: intent, subject: capSubject, forKnownUser: existing != nil,
+                    subjectCap: upgrade ? upgradeCap : nil))
             })
         }
         return try outcome.get()
@@ -108,8 +122,10 @@ public struct CeremonyService: Sendable {
     /// (no I/O), stores.
     /// The change is recorded in the audit trail under `audit` (`user.created` for a sign-up, and
     /// `credential.registered`) and logged when the request has a ``RequestScope``.
+    /// With `requiredUser`, only a ceremony begun for that user is finished (any other is `challenge_unknown_or_expired`,
+    /// and consumed like any failed finish).
     public func finishRegistration(
-        _ response: RegistrationResponseJSON, nickname: String?, audit: AuditContext
+        _ response: RegistrationResponseJSON, nickname: String?, audit: AuditContext, requiredUser: [UInt8]? = nil
     ) async throws -> (user: StoredUser, credential: StoredCredential, verified: VerifiedRegistration) {
         guard let challenge = response.unverifiedChallenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
@@ -118,6 +134,7 @@ public struct CeremonyService: Sendable {
         let (outcome, stored) = try await store.finishRegistration(challenge: challenge, nickname: nickname, audit: audit) { ceremony in
             let verified = Result { () throws -> (VerifiedRegistration, RegistrationIntent) in
                 guard let ceremony else { throw APIError.challengeUnknown }
+                if let requiredUser, ceremony.userHandle != requiredUser { throw APIError.challengeUnknown }
                 let state = try RegistrationState(stateBytes: ceremony.state)
                 return (try relyingParty.finishRegistration(response, state: state, now: now), ceremony.intent)
             }
@@ -169,7 +186,10 @@ public struct CeremonyService: Sendable {
     /// the same connection.
     public func finishAuthentication(
         _ response: UnverifiedAuthenticationResponse
-    ) async throws -> (user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication, userCredentialIDs: [[UInt8]]) {
+    ) async throws -> (
+        user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication, userCredentialIDs: [[UInt8]],
+        establishedUpgradeUV: Bool
+    ) {
         guard let challenge = response.challenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
@@ -196,7 +216,10 @@ public struct CeremonyService: Sendable {
         // same signal as §7.2 step 22.
         switch applied {
         case .applied(let updated)?:
-            return (lookup.user, updated, verified, lookup.userCredentialIDs)
+            // An automatic upgrade's passkey whose first sign-in with UV=1 this is.
+            let established = updated.createdBy == .conditional && updated.record.uvInitialized
+                && lookup.credential?.record.uvInitialized == false
+            return (lookup.user, updated, verified, lookup.userCredentialIDs, established)
         case .stale(let current)?:
             throw WebAuthnError(
                 .signCountRegressed,

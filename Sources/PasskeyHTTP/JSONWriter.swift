@@ -79,6 +79,10 @@ struct JSONWriter {
         needsComma = true
     }
 
+    mutating func optionalBool(_ value: Bool?) {
+        if let value { bool(value) } else { null() }
+    }
+
     mutating func null() {
         separate()
         bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
@@ -164,6 +168,13 @@ extension CredentialJSON {
         writer.key("backedUp"); writer.bool(backedUp)
         writer.key("backupEligible"); writer.bool(backupEligible)
         writer.key("createdAt"); writer.date(createdAt)
+        writer.key("createdBy"); writer.string(createdBy)
+        writer.key("extensions")
+        writer.beginObject()
+        writer.key("discoverable"); writer.optionalBool(extensions.discoverable)
+        writer.key("largeBlobSupported"); writer.optionalBool(extensions.largeBlobSupported)
+        writer.key("prfEnabled"); writer.optionalBool(extensions.prfEnabled)
+        writer.endObject()
         writer.key("id"); writer.string(id)
         writer.key("lastUsedAt"); writer.date(lastUsedAt)
         writer.key("nickname"); writer.string(nickname)

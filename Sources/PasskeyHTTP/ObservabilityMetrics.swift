@@ -15,6 +15,9 @@ public enum RequestMetricNames {
     public static let duration = "passkeyd_request_duration_seconds"
     /// ID-token sign-in finishes by provider (a configured name, or `unknown`), outcome and code.
     public static let idTokenSignIns = "passkeyd_idtoken_signins_total"
+    /// Automatic passkey upgrades (conditional create) by event: `begun` (a begin answered), `registered` (a finish
+    /// stored the passkey), `uv_established` (an upgraded passkey's first sign-in with UV=1).
+    public static let upgrades = "passkeyd_upgrades_total"
     /// Histogram buckets for ``duration``: 0.5 ms … 1 s (a verification is ~0.1–1 ms, a database round trip ~1 ms).
     public static let durationBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
@@ -37,9 +40,21 @@ final class RequestMetrics: Sendable {
     private let factory: any MetricsFactory
     private let families = Mutex<[String: Family]>([:])
     private let signIns = Mutex<[String: Counter]>([:])
+    /// ``RequestMetricNames/upgrades`` by event.
+    private let upgradeCounters: [String: Counter]
 
     init(factory: any MetricsFactory) {
         self.factory = factory
+        upgradeCounters = Dictionary(uniqueKeysWithValues: Self.upgradeEvents.map {
+            ($0, Counter(label: RequestMetricNames.upgrades, dimensions: [("event", $0)], factory: factory))
+        })
+    }
+
+    static let upgradeEvents = ["begun", "registered", "uv_established"]
+
+    /// Counts one automatic-upgrade event (``RequestMetricNames/upgrades``).
+    func recordUpgrade(_ event: String) {
+        upgradeCounters[event]?.increment()
     }
 
     /// Records one handled request. `code` is nil on success.

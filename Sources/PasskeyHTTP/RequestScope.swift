@@ -17,12 +17,15 @@ struct RequestScope: Sendable {
     let key: Int?
     let headers: HTTPFields
     let context: PasskeyRequestContext
+    /// The signed-in person making a change to their own account (the self-service API): the audit actor is then
+    /// `user:<id>`.
+    var userActor: [UInt8]?
 
     var logger: Logger { context.logger }
 
     var audit: AuditContext {
         AuditContext(
-            requestID: context.id, actor: api.actor(operation, key: key),
+            requestID: context.id, actor: userActor.map { "user:" + Base64URL.encode($0) } ?? api.actor(operation, key: key),
             clientAddress: api.limiter.clientAddress(headers: headers, peer: context.remoteAddress))
     }
 

@@ -37,6 +37,28 @@ struct CredentialJSON: Encodable {
     let attestation: AttestationJSON
     /// The passkey provider or authenticator by name, for management screens; null when unknown.
     let provider: ProviderNames.Provider?
+    /// `modal` (a normal registration) or `conditional` (an automatic upgrade: UV is established once `userVerified`).
+    let createdBy: String
+    /// What the registration's client extension results said (each null when not reported).
+    let extensions: ExtensionsJSON
+
+    struct ExtensionsJSON: Encodable {
+        /// `credProps.rk`.
+        let discoverable: Bool?
+        /// `prf.enabled`.
+        let prfEnabled: Bool?
+        /// `largeBlob.supported`.
+        let largeBlobSupported: Bool?
+
+        enum CodingKeys: String, CodingKey { case discoverable, prfEnabled, largeBlobSupported }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(discoverable, forKey: .discoverable)
+            try container.encode(prfEnabled, forKey: .prfEnabled)
+            try container.encode(largeBlobSupported, forKey: .largeBlobSupported)
+        }
+    }
 
     /// What registration proved about the authenticator; `trustAnchor` and `authenticatorDescription` always present
     /// (null when unknown).
@@ -76,6 +98,10 @@ struct CredentialJSON: Encodable {
         provider: ProviderNames.Provider?
     ) {
         self.provider = provider
+        createdBy = (credential.createdBy ?? verified?.mediation)?.rawValue ?? "modal"
+        let properties = credential.extensions
+        extensions = ExtensionsJSON(
+            discoverable: properties.discoverable, prfEnabled: properties.prfEnabled, largeBlobSupported: properties.largeBlobSupported)
         id = Base64URL.encode(credential.id)
         self.userId = userId
         publicKeyAlgorithm = credential.algorithm
@@ -97,7 +123,7 @@ struct CredentialJSON: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case id, userId, publicKeyAlgorithm, signCount, aaguid, attestationFormat, transports, backupEligible, backedUp
-        case userVerified, nickname, createdAt, lastUsedAt, attestation, provider
+        case userVerified, nickname, createdAt, lastUsedAt, attestation, provider, createdBy, extensions
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -117,6 +143,8 @@ struct CredentialJSON: Encodable {
         try container.encode(lastUsedAt, forKey: .lastUsedAt)
         try container.encode(attestation, forKey: .attestation)
         try container.encode(provider, forKey: .provider)
+        try container.encode(createdBy, forKey: .createdBy)
+        try container.encode(extensions, forKey: .extensions)
     }
 
     /// The AAGUID in the canonical 8-4-4-4-12 lowercase form (on every response: no per-byte formatting calls).

@@ -6,7 +6,7 @@ public import Metrics
 import NIOCore
 import PasskeyStore
 import SessionCore
-import WebAuthnCore
+public import WebAuthnCore
 import WebAuthnModel
 
 /// HTTP settings.
@@ -36,6 +36,10 @@ public struct HTTPConfiguration: Sendable {
     /// The app-association and related-origins documents under `/.well-known/` (WellKnownRoutes.swift); a route
     /// exists only for a configured document.
     public var wellKnown: WellKnownDocuments
+    /// Limits on the client extension inputs the begins pass through (``ExtensionInputs``).
+    public var extensionLimits = ExtensionLimits.default
+    /// The self-service API's rules (`/v1/me/…`, present with sessions).
+    public var selfService = SelfServicePolicy()
 
     public init(
         apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024,
@@ -100,7 +104,10 @@ public func buildRouter(
         await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
     }
     if let identity { addIdentityRoutes(to: router, api: api, service: identity) }
-    if let sessions { addSessionRoutes(to: router, api: api, service: sessions) }
+    if let sessions {
+        addSessionRoutes(to: router, api: api, service: sessions)
+        addSelfServiceRoutes(to: router, api: api, sessions: sessions)
+    }
     if let appStore { addAppStoreRoutes(to: router, api: api, service: appStore) }
     if let appAttest { addAppAttestRoutes(to: router, api: api, service: appAttest) }
     addSignalRoutes(to: router, api: api)
@@ -316,12 +323,45 @@ struct API: Sendable {
         case .newUser(let name, _), .nameForConformanceTesting(let name, _): try limitUser(.name(name))
         case .existingUser(let handle): try limitUser(.handle(handle))
         }
-        let request = RegistrationRequest(
+        let request = try registrationRequest(members)
+        let options = try await service.beginRegistration(for: subject, request: request)
+        return try beginAnswer(options, mediation: request.mediation)
+    }
+
+    /// The caller's choices of a registration begin (everything but `user`).
+    func registrationRequest(_ members: [String: JSONValue]) throws -> RegistrationRequest {
+        RegistrationRequest(
             authenticatorSelection: try decode(AuthenticatorSelectionJSON.self, members["authenticatorSelection"]),
             attestation: try decode(String.self, members["attestation"]), hints: try decode([String].self, members["hints"]),
-            extensions: try decode([String: JSONValue].self, members["extensions"]))
-        let options = try await service.beginRegistration(for: subject, request: request)
-        return try json(status: .ok, ["publicKey": options])
+            extensions: try extensionInputs(members["extensions"], for: .registration),
+            mediation: try Self.mediation(members["mediation"]))
+    }
+
+    /// `{"publicKey": options}`, with `"mediation": "conditional"` for an automatic upgrade (the client passes both to
+    /// `navigator.credentials.create`).
+    func beginAnswer(_ options: CreationOptionsJSON, mediation: CredentialMediation?) throws -> Response {
+        guard let mediation else { return try json(status: .ok, ["publicKey": options]) }
+        metrics.recordUpgrade("begun")
+        struct Answer: Encodable { let publicKey: CreationOptionsJSON; let mediation: String }
+        return try json(status: .ok, Answer(publicKey: options, mediation: mediation.rawValue))
+    }
+
+    /// A begin's `mediation`: absent (a normal ceremony) or `"conditional"` (an automatic upgrade).
+    static func mediation(_ value: JSONValue?) throws -> CredentialMediation? {
+        switch value {
+        case nil, .null?: return nil
+        case .string("conditional")?: return .conditional
+        default: throw APIError(status: 400, code: "malformed_json", message: "mediation must be \"conditional\" or absent.")
+        }
+    }
+
+    /// A begin's `extensions`: the client extension inputs passkeyd passes through (``ExtensionInputs``).
+    func extensionInputs(_ value: JSONValue?, for ceremony: ExtensionInputs.Ceremony) throws -> [String: JSONValue]? {
+        switch value {
+        case nil, .null?: return nil
+        case .object(let inputs)?: return try ExtensionInputs.validated(inputs, for: ceremony, limits: configuration.extensionLimits)
+        default: throw APIError(status: 400, code: "malformed_json", message: "extensions must be an object.")
+        }
     }
 
     /// `{"name", "displayName"?}` signs a new user up; `{"id"}` adds a passkey to that existing user. Exactly one
@@ -368,7 +408,9 @@ struct API: Sendable {
         return handle
     }
 
-    func registrationFinish(_ body: [UInt8]) async throws -> Response {
+    /// A registration finish; with `forUser` (the self-service API), only of a ceremony begun for that user (any other
+    /// challenge is `challenge_unknown_or_expired`, and still consumed), and no new session (the person is signed in).
+    func registrationFinish(_ body: [UInt8], forUser requiredUser: [UInt8]? = nil) async throws -> Response {
         let members = try object(body)
         guard let credentialValue = members["credential"] else { throw APIError.malformedJSON }
         let response: RegistrationResponseJSON
@@ -383,9 +425,11 @@ struct API: Sendable {
         case .string(let value)? where API.isText(value): nickname = value
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 characters, without U+0000.")
         }
-        let (user, credential, verified) = try await service.finishRegistration(response, nickname: nickname, audit: RequestScope.audit)
+        let (user, credential, verified) = try await service.finishRegistration(
+            response, nickname: nickname, audit: RequestScope.audit, requiredUser: requiredUser)
+        if verified.mediation == .conditional { metrics.recordUpgrade("registered") }
         var session: SessionService.Issued?
-        if let sessions, sessions.issueOnRegistration {
+        if let sessions, sessions.issueOnRegistration, requiredUser == nil {
             session = try await sessions.start(
                 user: user.handle, origin: .registration,
                 amr: SignInMethod.passkey(userVerified: credential.record.uvInitialized, backupEligible: credential.record.backupEligible).amr,
@@ -416,8 +460,9 @@ struct API: Sendable {
             userVerification = requirement
         default: throw APIError.malformedJSON
         }
+        let extensions = try extensionInputs(members["extensions"], for: .authentication)
         if let lookup { try limitUser(lookup) }
-        let options = try await service.beginAuthentication(user: lookup, userVerification: userVerification)
+        let options = try await service.beginAuthentication(user: lookup, userVerification: userVerification, extensions: extensions)
         return try json(status: .ok, ["publicKey": options])
     }
 
@@ -436,7 +481,8 @@ struct API: Sendable {
                 throw WebAuthnError(.malformedResponse, error.reason)
             }
         }
-        let (user, credential, verified, userCredentialIDs) = try await service.finishAuthentication(response)
+        let (user, credential, verified, userCredentialIDs, establishedUpgradeUV) = try await service.finishAuthentication(response)
+        if establishedUpgradeUV { metrics.recordUpgrade("uv_established") }
         var session: SessionService.Issued?
         if let sessions, let user {
             session = try await sessions.start(

@@ -81,6 +81,17 @@ public protocol IdentityStore: Sendable {
     func signIn(_ identity: VerifiedIdentity, link: IdentityLink, identityID: [UInt8], audit: AuditContext) async throws(StoreError) -> IdentitySignInResult
     /// A user's identities, oldest first.
     func identities(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredIdentity]
-    /// Detaches an identity from its user (`identity.unlinked`); `false` when there is none with that id.
-    func unlinkIdentity(id: [UInt8], ofUser handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool
+    /// Detaches an identity from its user (`identity.unlinked`): `.unknown` when the user has none with that id; with
+    /// `keepingLastSignInMethod`, `.lastSignInMethod` when it is the user's only way to sign in (no passkey, no other
+    /// identity), atomically as ``PasskeyStore/removeCredential(id:ofUser:keepingLastSignInMethod:audit:)``.
+    func unlinkIdentity(
+        id: [UInt8], ofUser handle: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
+    ) async throws(StoreError) -> SignInMethodRemoval
+}
+
+extension IdentityStore {
+    /// Detaches an identity whatever else the user has (the admin API); `false` when there is none with that id.
+    public func unlinkIdentity(id: [UInt8], ofUser handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
+        try await unlinkIdentity(id: id, ofUser: handle, keepingLastSignInMethod: false, audit: audit) == .removed
+    }
 }

@@ -51,13 +51,21 @@ extension InMemoryPasskeyStore: IdentityStore {
         }
     }
 
-    public func unlinkIdentity(id: [UInt8], ofUser handle: [UInt8], audit: AuditContext) -> Bool {
-        guard let identity = identityRecords[id], identity.userHandle == handle else { return false }
+    public func unlinkIdentity(
+        id: [UInt8], ofUser handle: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
+    ) -> SignInMethodRemoval {
+        guard let identity = identityRecords[id], identity.userHandle == handle else { return .unknown }
+        if keepingLastSignInMethod, signInMethodCount(ofUser: handle) <= 1 { return .lastSignInMethod }
         identityRecords[id] = nil
         queueRevocations(ofIdentities: [id])
         revokeSessions(startedBy: .identity(id))
         record(.identityUnlinked, audit, user: handle, credential: nil, identity: id)
-        return true
+        return .removed
+    }
+
+    /// Passkeys plus provider identities of a user.
+    func signInMethodCount(ofUser handle: [UInt8]) -> Int {
+        credentials(ofUser: handle).count + identityRecords.values.filter { $0.userHandle == handle }.count
     }
 
     static func stored(_ identity: VerifiedIdentity, id: [UInt8], user: [UInt8], createdAt: Date, lastUsedAt: Date?) -> StoredIdentity {

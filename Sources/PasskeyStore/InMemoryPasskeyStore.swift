@@ -57,7 +57,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         if let total = caps.total(for: ceremony), ceremonies.count >= total {
             throw StoreError(.ceremonyCapacityReached, "\(ceremonies.count) pending ceremonies")
         }
-        if let limit = caps.perSubject, let subject = ceremony.subject {
+        if let limit = ceremony.subjectCap ?? caps.perSubject, let subject = ceremony.subject {
             let current = now()
             let pending = ceremonies.values.filter { $0.subject == subject && $0.expiresAt > current }.count
             guard pending < limit else { throw StoreError(.tooManyPendingCeremonies, "\(pending) pending for this user") }
@@ -117,7 +117,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         let credential = StoredCredential(
             record: registration.credentialRecord, algorithm: registration.algorithm.rawValue, aaguid: registration.aaguid,
             nickname: nickname, createdAt: now(), lastUsedAt: nil, attestationObject: registration.attestationObject,
-            clientDataJSON: registration.clientDataJSON, attestation: StoredAttestation(registration))
+            clientDataJSON: registration.clientDataJSON, attestation: StoredAttestation(registration),
+            createdBy: registration.mediation, extensions: CredentialExtensionProperties(registration))
         credentials[credential.id] = credential
         if intent == .newUser { record(.userCreated, audit, user: user.handle, credential: nil) }
         record(.credentialRegistered, audit, user: user.handle, credential: credential.id)
@@ -155,6 +156,19 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         credentials[id]?.nickname = nickname
         record(.credentialRenamed, audit, user: credentials[id]?.record.userHandle, credential: id)
         return credentials[id]
+    }
+
+    public func renameCredential(id: [UInt8], ofUser owner: [UInt8], nickname: String?, audit: AuditContext) -> StoredCredential? {
+        guard credentials[id]?.record.userHandle == owner else { return nil }
+        return renameCredential(id: id, nickname: nickname, audit: audit)
+    }
+
+    public func removeCredential(
+        id: [UInt8], ofUser owner: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
+    ) -> SignInMethodRemoval {
+        guard credentials[id]?.record.userHandle == owner else { return .unknown }
+        if keepingLastSignInMethod, signInMethodCount(ofUser: owner) <= 1 { return .lastSignInMethod }
+        return deleteCredential(id: id, audit: audit) ? .removed : .unknown
     }
 
     public func deleteCredential(id: [UInt8], audit: AuditContext) -> Bool {

@@ -33,14 +33,22 @@ public struct StoredCredential: Sendable, Hashable {
     public var clientDataJSON: [UInt8]?
     /// What registration proved about the authenticator.
     public var attestation: StoredAttestation
+    /// `.conditional` when an automatic upgrade created it (UP and UV may have been 0; `record.uvInitialized` says
+    /// whether UV has been established since); nil for a normal registration.
+    public var createdBy: CredentialMediation?
+    /// What the registration's client extension results said about the credential.
+    public var extensions: CredentialExtensionProperties
 
     public var id: [UInt8] { record.id }
 
     public init(
         record: CredentialRecord, algorithm: Int, aaguid: [UInt8], nickname: String?, createdAt: Date, lastUsedAt: Date?,
-        attestationObject: [UInt8]?, clientDataJSON: [UInt8]?, attestation: StoredAttestation = .none
+        attestationObject: [UInt8]?, clientDataJSON: [UInt8]?, attestation: StoredAttestation = .none,
+        createdBy: CredentialMediation? = nil, extensions: CredentialExtensionProperties = .init()
     ) {
         self.attestation = attestation
+        self.createdBy = createdBy
+        self.extensions = extensions
         self.record = record
         self.algorithm = algorithm
         self.aaguid = aaguid
@@ -49,6 +57,27 @@ public struct StoredCredential: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.attestationObject = attestationObject
         self.clientDataJSON = clientDataJSON
+    }
+}
+
+/// The client extension outputs registration records (each nil when the client did not report it): `credProps.rk`,
+/// `prf.enabled`, `largeBlob.supported`. PRF outputs and large blobs are never stored.
+public struct CredentialExtensionProperties: Sendable, Hashable {
+    public var discoverable: Bool?
+    public var prfEnabled: Bool?
+    public var largeBlobSupported: Bool?
+
+    public init(discoverable: Bool? = nil, prfEnabled: Bool? = nil, largeBlobSupported: Bool? = nil) {
+        self.discoverable = discoverable
+        self.prfEnabled = prfEnabled
+        self.largeBlobSupported = largeBlobSupported
+    }
+
+    /// What a verified registration reported.
+    public init(_ registration: VerifiedRegistration) {
+        self.init(
+            discoverable: registration.discoverable, prfEnabled: registration.prfEnabled,
+            largeBlobSupported: registration.largeBlobSupported)
     }
 }
 
@@ -131,11 +160,15 @@ public struct PendingCeremony: Sendable, Hashable {
     /// For a user who exists (a named sign-in, a passkey added by id): may use the part of the global cap held back
     /// from anonymous begins (``CeremonyCaps/anonymousTotal``), so a flood of anonymous begins does not lock them out.
     public let forKnownUser: Bool
+    /// The cap on unexpired ceremonies of this ``subject``, instead of ``CeremonyCaps/perSubject`` (automatic upgrades
+    /// have their own subject per user and their own, smaller cap).
+    public let subjectCap: Int?
 
     public init(
         challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, state: [UInt8], expiresAt: Date,
-        intent: RegistrationIntent = .existingUser, subject: [UInt8]? = nil, forKnownUser: Bool = false
+        intent: RegistrationIntent = .existingUser, subject: [UInt8]? = nil, forKnownUser: Bool = false, subjectCap: Int? = nil
     ) {
+        self.subjectCap = subjectCap
         self.subject = subject
         self.forKnownUser = forKnownUser
         self.challenge = challenge
@@ -152,6 +185,8 @@ extension PendingCeremony {
     public static func subject(handle: [UInt8]) -> [UInt8] { Digest.sha256(Array("u:".utf8) + handle) }
     /// The subject of a sign-up or of an unknown name's sign-in.
     public static func subject(name: String) -> [UInt8] { Digest.sha256(Array("n:\(name)".utf8)) }
+    /// The subject of a known user's automatic-upgrade ceremonies (counted apart from their other ceremonies).
+    public static func subject(upgradeOf handle: [UInt8]) -> [UInt8] { Digest.sha256(Array("g:".utf8) + handle) }
 }
 
 /// Bounds on pending ceremonies, enforced by the store when it saves one.
@@ -279,6 +314,15 @@ public struct AuthenticationLookup: Sendable, Hashable {
         self.user = user
         self.userCredentialIDs = userCredentialIDs
     }
+}
+
+/// What a self-service removal of a sign-in method did.
+public enum SignInMethodRemoval: Sendable, Hashable {
+    case removed
+    /// No such credential or identity of this user (another user's is the same: no existence oracle).
+    case unknown
+    /// Refused: it is the user's only way to sign in.
+    case lastSignInMethod
 }
 
 /// What ``PasskeyStore/apply(_:)`` did.
@@ -415,6 +459,16 @@ public protocol PasskeyStore: Sendable {
     func renameCredential(id: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential?
     /// Records `credential.deleted` with the change.
     func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool
+    /// Self-service: renames the credential `id` only if `owner` owns it (nil otherwise, as for an unknown id).
+    /// Records `credential.renamed`.
+    func renameCredential(id: [UInt8], ofUser owner: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential?
+    /// Self-service: deletes the credential `id` only if `owner` owns it (`.unknown` otherwise) and, with
+    /// `keepingLastSignInMethod`, only while the owner keeps another way to sign in (a passkey or a provider identity;
+    /// `.lastSignInMethod` otherwise). Atomic against concurrent removals of the owner's other methods. Records
+    /// `credential.deleted` and revokes the sessions it started, as ``deleteCredential(id:audit:)``.
+    func removeCredential(
+        id: [UInt8], ofUser owner: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
+    ) async throws(StoreError) -> SignInMethodRemoval
     /// Deletes a user and all their credentials; records `credential.deleted` for each and `user.deleted`.
     func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool
     /// Audit events matching `query`, in id order.

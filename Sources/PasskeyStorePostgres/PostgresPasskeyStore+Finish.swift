@@ -206,13 +206,13 @@ extension PostgresPasskeyStore {
 
     static let registerParameterTypes: [PGType] = [
         .bytea, .text, .text, .bytea, .bytea, .int4, .int8, .bool, .bool, .bool, .textArray, .uuid, .text, .bytea, .bytea,
-        .text, .text, .text, .text, .text, .bool, .text, .text, .text,
+        .text, .text, .text, .text, .text, .bool, .text, .text, .text, .text, .bool, .bool, .bool,
     ]
 
     static func registerSQL(consuming: Bool) -> String {
         let taken = consuming ? " AND EXISTS (SELECT 1 FROM taken)" : ""
         return """
-            WITH \(consuming ? "taken AS (DELETE FROM ceremonies WHERE challenge = $25 AND kind = 'registration' RETURNING 1), " : "")new_user AS (
+            WITH \(consuming ? "taken AS (DELETE FROM ceremonies WHERE challenge = $29 AND kind = 'registration' RETURNING 1), " : "")new_user AS (
                 INSERT INTO users (user_handle, name, display_name) SELECT $1, $2, $3 WHERE $21\(taken)
                 RETURNING id, \(userColumns)
             ), owner AS (
@@ -222,8 +222,9 @@ extension PostgresPasskeyStore {
             ), inserted AS (
                 INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backup_state,
                     uv_initialized, transports, aaguid, attestation_format, attestation_object, client_data_json, nickname,
-                    attestation_type, attestation_trust, trust_anchor, authenticator_description)
-                SELECT $4, id, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20
+                    attestation_type, attestation_trust, trust_anchor, authenticator_description, created_by,
+                    cred_props_rk, prf_enabled, large_blob_supported)
+                SELECT $4, id, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $25, $26, $27, $28
                   FROM owner LIMIT 1
                 RETURNING *
             ), audit AS (
@@ -308,6 +309,10 @@ extension PostgresPasskeyStore {
         bindings.append(verdict.authenticatorDescription)
         bindings.append(intent == .newUser)
         bindings.append(contentsOf: audit)
+        bindings.append(registration.mediation == .conditional ? "conditional" : "modal")
+        bindings.append(registration.discoverable)
+        bindings.append(registration.prfEnabled)
+        bindings.append(registration.largeBlobSupported)
         return bindings
     }
 

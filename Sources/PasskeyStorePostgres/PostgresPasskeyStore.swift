@@ -71,7 +71,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         c.id, u.user_handle, c.public_key, c.algorithm, c.sign_count, c.backup_eligible, c.backup_state, \
         c.uv_initialized, c.transports, c.aaguid, c.attestation_format, c.attestation_object, c.client_data_json, \
         c.nickname, c.created_at, c.last_used_at, c.attestation_type, c.attestation_trust, c.trust_anchor, \
-        c.authenticator_description
+        c.authenticator_description, c.created_by, c.cred_props_rk, c.prf_enabled, c.large_blob_supported
         """
     /// `credentialColumns` without the audit columns (attestation object, clientDataJSON: kilobytes per row that
     /// no ceremony needs), for the statements on the sign-in path. Same column positions.
@@ -79,7 +79,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         .replacingOccurrences(of: "c.attestation_object", with: "NULL::bytea")
         .replacingOccurrences(of: "c.client_data_json", with: "NULL::bytea")
     /// How many columns `credentialColumns` has.
-    static let credentialColumnCount = 20
+    static let credentialColumnCount = 24
     static let userColumns = "user_handle, name, display_name, created_at"
 
     /// Runs `body` on a pooled connection, mapping database failures to `StoreError`.
@@ -150,7 +150,12 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 type: try result.decode(String.self, row: row, column: column(16)),
                 trust: try result.decode(String.self, row: row, column: column(17)),
                 trustAnchor: try result.decode(String?.self, row: row, column: column(18)),
-                authenticatorDescription: try result.decode(String?.self, row: row, column: column(19))))
+                authenticatorDescription: try result.decode(String?.self, row: row, column: column(19))),
+            createdBy: try result.decode(String.self, row: row, column: column(20)) == "conditional" ? .conditional : nil,
+            extensions: CredentialExtensionProperties(
+                discoverable: try result.decode(Bool?.self, row: row, column: column(21)),
+                prfEnabled: try result.decode(Bool?.self, row: row, column: column(22)),
+                largeBlobSupported: try result.decode(Bool?.self, row: row, column: column(23))))
     }
 
     /// Columns 0-3: user_handle, state, expires_at, fresh; column 4 the registration intent when `hasIntent`.
@@ -351,13 +356,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
         bindings.append(ceremony.expiresAt)
         bindings.append(ceremony.intent.rawValue)
         bindings.append(ceremony.subject)
-        bindings.append(limits.perSubject)
+        let perSubjectCap = ceremony.subjectCap.map(Int64.init) ?? limits.perSubject
+        bindings.append(perSubjectCap)
         bindings.append(limits.precise)
         bindings.append(total)
         let result = try connection.executePrepared(Self.saveCeremonyStatement, bindings)
         guard try result.decode(Int64.self, row: 0, column: 0) == 0 else { return }
         let perSubject = try result.decode(Int64.self, row: 0, column: 1)
-        if perSubject >= limits.perSubject {
+        if perSubject >= perSubjectCap {
             throw StoreError(.tooManyPendingCeremonies, "\(perSubject) unexpired ceremonies for this user")
         }
         throw StoreError(.ceremonyCapacityReached, "\(try result.decode(Int64.self, row: 0, column: 2)) ceremonies in the table")
@@ -442,6 +448,77 @@ public final class PostgresPasskeyStore: PasskeyStore {
             try self.revokeSessions(startedBy: .credential, id: id, on: connection)
             return true
         }
+    }
+
+    public func renameCredential(
+        id: [UInt8], ofUser owner: [UInt8], nickname: String?, audit: AuditContext
+    ) async throws(StoreError) -> StoredCredential? {
+        try await run { connection in
+            var bindings = PGBindings()
+            bindings.append(id)
+            bindings.append(nickname)
+            bindings.append(contentsOf: audit)
+            bindings.append(owner)
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: """
+                    WITH updated AS (
+                        UPDATE credentials c SET nickname = $2 FROM users u
+                         WHERE c.id = $1 AND u.id = c.user_id AND u.user_handle = $6 RETURNING c.*
+                    ), audit AS (
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
+                        SELECT 'credential.renamed', $3, $4, $6, c.id, $5 FROM updated c
+                    )
+                    SELECT \(Self.credentialColumns) FROM updated c JOIN users u ON u.id = c.user_id
+                    """,
+                bindings: bindings))
+            return result.rowCount == 0 ? nil : try Self.credential(from: result, row: 0)
+        }
+    }
+
+    /// In one transaction: the owner's row locked (``lockOwner(_:on:)``), then one statement that deletes the
+    /// credential only if the owner owns it and, when asked, still has another sign-in method, with its audit event;
+    /// then the sessions it started are revoked.
+    public func removeCredential(
+        id: [UInt8], ofUser owner: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
+    ) async throws(StoreError) -> SignInMethodRemoval {
+        try await run(transaction: true) { connection in
+            guard try Self.lockOwner(owner, on: connection) else { return .unknown }
+            var bindings = PGBindings.audited(id, audit)
+            bindings.append(owner)
+            bindings.append(keepingLastSignInMethod)
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: """
+                    WITH owner AS (SELECT id, user_handle FROM users WHERE user_handle = $5),
+                    target AS (SELECT c.id FROM credentials c JOIN owner o ON o.id = c.user_id WHERE c.id = $1),
+                    deleted AS (
+                        DELETE FROM credentials WHERE id IN (SELECT id FROM target)
+                           AND (NOT $6 OR \(Self.signInMethodCount) > 1)
+                        RETURNING id
+                    ), audit AS (
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
+                        SELECT 'credential.deleted', $2, $3, $5, d.id, $4 FROM deleted d
+                    )
+                    SELECT (SELECT count(*) FROM target), (SELECT count(*) FROM deleted)
+                    """,
+                bindings: bindings))
+            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return .unknown }
+            guard try result.decode(Int64.self, row: 0, column: 1) > 0 else { return .lastSignInMethod }
+            try self.revokeSessions(startedBy: .credential, id: id, on: connection)
+            return .removed
+        }
+    }
+
+    /// The passkeys plus provider identities of the user in the CTE `owner`, as an SQL expression.
+    static let signInMethodCount = """
+        ((SELECT count(*) FROM credentials c2 JOIN owner o2 ON o2.id = c2.user_id) \
+        + (SELECT count(*) FROM identities i2 JOIN owner o2 ON o2.id = i2.user_id))
+        """
+
+    /// Locks the user's row for the transaction (false when there is no such user), so that two removals of their
+    /// last two sign-in methods are serialised and the second one's statement, with a new snapshot, counts what the
+    /// first left; registrations and links of that user wait on the lock (their foreign key takes a share lock).
+    static func lockOwner(_ owner: [UInt8], on connection: PGConnection) throws -> Bool {
+        try connection.execute("SELECT 1 FROM users WHERE user_handle = \(owner) FOR UPDATE").rowCount > 0
     }
 
     public func ping() async throws(StoreError) {

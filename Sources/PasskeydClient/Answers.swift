@@ -1,3 +1,5 @@
+public import WebAuthnModel
+
 /// passkeyd's answers as typed values; member names exactly as in openapi.json (each type's `CodingKeys` lists
 /// them, and the tests compare those lists with the document's schemas).
 
@@ -34,6 +36,11 @@ public struct Credential: Sendable, Decodable, Equatable {
     public let lastUsedAt: String?
     public let attestation: Attestation
     public let provider: Provider?
+    /// `modal` (a normal registration) or `conditional` (an automatic passkey upgrade: `userVerified` stays false
+    /// until a sign-in with user verification).
+    public let createdBy: String
+    /// What the registration's client extension results reported.
+    public let extensions: Extensions
     /// Admin API only.
     public let userId: String?
 
@@ -44,9 +51,21 @@ public struct Credential: Sendable, Decodable, Equatable {
         public let authenticatorDescription: String?
     }
 
+    /// Each nil when the client did not report it.
+    public struct Extensions: Sendable, Decodable, Equatable {
+        /// `credProps.rk`: a discoverable credential (a passkey).
+        public let discoverable: Bool?
+        /// `prf.enabled`.
+        public let prfEnabled: Bool?
+        /// `largeBlob.supported`.
+        public let largeBlobSupported: Bool?
+
+        public enum CodingKeys: String, CodingKey, CaseIterable { case discoverable, prfEnabled, largeBlobSupported }
+    }
+
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, publicKeyAlgorithm, signCount, aaguid, attestationFormat, transports, backupEligible, backedUp
-        case userVerified, nickname, createdAt, lastUsedAt, attestation, provider, userId
+        case userVerified, nickname, createdAt, lastUsedAt, attestation, provider, createdBy, extensions, userId
     }
 }
 
@@ -90,6 +109,15 @@ public struct Session: Sendable, Decodable, Equatable {
     public let refreshToken: String?
     public let refreshExpiresIn: Int
     public let sessionId: String
+}
+
+/// A registration begin's answer: the options, and `mediation` (`conditional`) only for an automatic passkey upgrade
+/// (pass both to `navigator.credentials.create`).
+public struct RegistrationBeginAnswer: Sendable, Decodable, Equatable {
+    public let publicKey: CreationOptionsJSON
+    public let mediation: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable { case publicKey, mediation }
 }
 
 public struct RegistrationResult: Sendable, Decodable, Equatable {

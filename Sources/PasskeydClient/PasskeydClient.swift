@@ -36,12 +36,13 @@ public struct PasskeydClient: Sendable {
     public enum Operation: String, CaseIterable, Sendable {
         case registrationBegin, registrationFinish, authenticationBegin, authenticationFinish, getUserSignals
         case adminGetUser, adminRenameCredential, adminDeleteCredential, getHealth
+        case meListCredentials, meDeleteCredential
 
         public var method: String {
             switch self {
-            case .getUserSignals, .adminGetUser, .getHealth: "GET"
+            case .getUserSignals, .adminGetUser, .getHealth, .meListCredentials: "GET"
             case .adminRenameCredential: "PATCH"
-            case .adminDeleteCredential: "DELETE"
+            case .adminDeleteCredential, .meDeleteCredential: "DELETE"
             default: "POST"
             }
         }
@@ -56,6 +57,8 @@ public struct PasskeydClient: Sendable {
             case .adminGetUser: "/v1/admin/users/{userId}"
             case .adminRenameCredential, .adminDeleteCredential: "/v1/admin/credentials/{credentialId}"
             case .getHealth: "/healthz"
+            case .meListCredentials: "/v1/me/credentials"
+            case .meDeleteCredential: "/v1/me/credentials/{credentialId}"
             }
         }
     }
@@ -70,12 +73,29 @@ public struct PasskeydClient: Sendable {
     }
 
     /// The options to hand to the client (`navigator.credentials.create`, `ASAuthorizationPlatformPublicKeyCredentialProvider`).
-    public func registrationBegin(for subject: Subject) async throws -> CreationOptionsJSON {
+    /// - Parameters:
+    ///   - mediation: `"conditional"` (only for `.existingUser`) begins an automatic passkey upgrade; pass
+    ///     `mediation: "conditional"` with the options to `navigator.credentials.create`.
+    ///   - extensions: client extension inputs: `credProps`, `prf` (`eval`), `largeBlob` (`support`); anything else is
+    ///     400 `extension_unsupported`, a malformed input 400 `extension_input_invalid`.
+    public func registrationBegin(
+        for subject: Subject, mediation: String? = nil, extensions: [String: JSONValue]? = nil
+    ) async throws -> CreationOptionsJSON {
+        try await registrationBeginAnswer(for: subject, mediation: mediation, extensions: extensions).publicKey
+    }
+
+    /// ``registrationBegin(for:mediation:extensions:)``'s whole answer: the options and, for an automatic upgrade,
+    /// `mediation`.
+    public func registrationBeginAnswer(
+        for subject: Subject, mediation: String? = nil, extensions: [String: JSONValue]? = nil
+    ) async throws -> RegistrationBeginAnswer {
         let user: [String: String] = switch subject {
         case .newUser(let name, let displayName): displayName.map { ["name": name, "displayName": $0] } ?? ["name": name]
         case .existingUser(let id): ["id": id]
         }
-        return try await call(.registrationBegin, body: ["user": user], as: PublicKeyAnswer<CreationOptionsJSON>.self).publicKey
+        return try await call(
+            .registrationBegin, body: RegistrationBeginBody(user: user, mediation: mediation, extensions: extensions),
+            as: RegistrationBeginAnswer.self)
     }
 
     public func registrationFinish(_ credential: RegistrationResponseJSON, nickname: String? = nil) async throws -> RegistrationResult {
@@ -84,11 +104,16 @@ public struct PasskeydClient: Sendable {
 
     // MARK: sign-in
 
-    /// Options for a sign-in by name or id (allowCredentials listed), or discoverable (neither).
-    public func authenticationBegin(name: String? = nil, userID: String? = nil) async throws -> RequestOptionsJSON {
-        var body: [String: [String: String]] = [:]
-        if let name { body["user"] = ["name": name] } else if let userID { body["user"] = ["id": userID] }
-        return try await call(.authenticationBegin, body: body, as: PublicKeyAnswer<RequestOptionsJSON>.self).publicKey
+    /// Options for a sign-in by name or id (allowCredentials listed), or discoverable (neither). `extensions`: client
+    /// extension inputs: `prf` (`eval`, `evalByCredential`), `largeBlob` (`read: true` or `write`).
+    public func authenticationBegin(
+        name: String? = nil, userID: String? = nil, extensions: [String: JSONValue]? = nil
+    ) async throws -> RequestOptionsJSON {
+        var user: [String: String]?
+        if let name { user = ["name": name] } else if let userID { user = ["id": userID] }
+        return try await call(
+            .authenticationBegin, body: AuthenticationBeginBody(user: user, extensions: extensions),
+            as: PublicKeyAnswer<RequestOptionsJSON>.self).publicKey
     }
 
     /// The verified sign-in: `user` signed in; `signal` goes to the client's Signal API calls.
@@ -120,6 +145,19 @@ public struct PasskeydClient: Sendable {
         try await call(.getHealth, as: [String: String].self)["status"] == "ok"
     }
 
+    // MARK: self-service (the signed-in person's passkeyd access token, not the API key)
+
+    /// The signed-in person's passkeys, oldest first.
+    public func meCredentials(accessToken: String) async throws -> [Credential] {
+        try await call(.meListCredentials, bearer: accessToken, body: Optional<NoBody>.none, as: CredentialList.self).credentials
+    }
+
+    /// Deletes one of the signed-in person's passkeys: needs a recent sign-in (401 `reauthentication_required`);
+    /// 409 `last_sign_in_method` for the account's only way to sign in.
+    public func meDeleteCredential(id: String, accessToken: String) async throws {
+        _ = try await send(.meDeleteCredential, parameters: ["credentialId": id], bearer: accessToken, body: Optional<NoBody>.none)
+    }
+
     // MARK: transport
 
     struct PublicKeyAnswer<Options: Decodable>: Decodable { let publicKey: Options }
@@ -128,6 +166,16 @@ public struct PasskeydClient: Sendable {
         let credentials: [Credential]
     }
     struct CredentialAnswer: Decodable { let credential: Credential }
+    struct CredentialList: Decodable { let credentials: [Credential] }
+    struct RegistrationBeginBody: Encodable {
+        let user: [String: String]
+        let mediation: String?
+        let extensions: [String: JSONValue]?
+    }
+    struct AuthenticationBeginBody: Encodable {
+        let user: [String: String]?
+        let extensions: [String: JSONValue]?
+    }
     struct RegistrationFinishBody: Encodable {
         let credential: RegistrationResponseJSON
         let nickname: String?
@@ -141,13 +189,16 @@ public struct PasskeydClient: Sendable {
     }
 
     func call<Body: Encodable, Answer: Decodable>(
-        _ operation: Operation, parameters: [String: String] = [:], body: Body?, as answer: Answer.Type
+        _ operation: Operation, parameters: [String: String] = [:], bearer: String? = nil, body: Body?, as answer: Answer.Type
     ) async throws -> Answer {
-        try JSONDecoder().decode(Answer.self, from: try await send(operation, parameters: parameters, body: body))
+        try JSONDecoder().decode(Answer.self, from: try await send(operation, parameters: parameters, bearer: bearer, body: body))
     }
 
-    /// One request; the answer's body when its status is 2xx, else ``PasskeydError``.
-    func send<Body: Encodable>(_ operation: Operation, parameters: [String: String], body: Body?) async throws -> Data {
+    /// One request; the answer's body when its status is 2xx, else ``PasskeydError``. `bearer` (an access token, for
+    /// the self-service operations) replaces the keys.
+    func send<Body: Encodable>(
+        _ operation: Operation, parameters: [String: String], bearer: String? = nil, body: Body?
+    ) async throws -> Data {
         var path = operation.path
         for (name, value) in parameters {
             // Ids are base64url: unreserved characters already; anything else is percent-encoded.
@@ -157,7 +208,9 @@ public struct PasskeydClient: Sendable {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = HTTPMethod(rawValue: operation.method)
         request.headers.add(name: "Accept", value: "application/json")
-        if let key = path.hasPrefix("/v1/admin/") ? adminKey : apiKey { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
+        if let key = bearer ?? (path.hasPrefix("/v1/admin/") ? adminKey : apiKey) {
+            request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(body)))

@@ -28,6 +28,11 @@ public struct RelyingParty: Sendable {
     /// When set, an assertion with the UP flag clear is accepted. The FIDO conformance suite expects this;
     /// W3C §7.2 forbids it.
     public var allowMissingUserPresenceUnsafe: Bool = false
+    /// Whether a registration may be begun with `mediation: "conditional"` (an automatic passkey upgrade, §7.1 step
+    /// 15's exception): its finish accepts UP=0 and UV=0 for that ceremony only. On by default: the ceremony is only
+    /// ever begun for a user the caller has already signed in, and the credential records that UV is not
+    /// established.
+    public var conditionalCreate: Bool = true
 
     /// SHA-256 of the RP ID, computed once.
     public let rpIDHash: [UInt8]

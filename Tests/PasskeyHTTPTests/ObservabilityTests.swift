@@ -76,6 +76,10 @@ struct DownStore: PasskeyStore {
     func credential(id: [UInt8]) async throws(StoreError) -> StoredCredential? { throw error }
     func renameCredential(id: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential? { throw error }
     func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool { throw error }
+    func renameCredential(id: [UInt8], ofUser owner: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential? { throw error }
+    func removeCredential(
+        id: [UInt8], ofUser owner: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
+    ) async throws(StoreError) -> SignInMethodRemoval { throw error }
     func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool { throw error }
     func auditEvents(_ query: AuditQuery) async throws(StoreError) -> [AuditEvent] { throw error }
     func purgeExpiredCeremonies() async throws(StoreError) -> Int { throw error }

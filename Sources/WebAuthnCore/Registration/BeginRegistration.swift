@@ -7,15 +7,20 @@ public struct RegistrationRequest: Sendable {
     public var attestation: String?
     public var hints: [String]?
     public var extensions: [String: JSONValue]?
+    /// `.conditional` begins an automatic upgrade: the options ask for user verification `preferred` (browsers refuse
+    /// a conditional create that requires it) and the state remembers it, so the finish accepts UP=0 and UV=0. The
+    /// caller begins one only for a user it has signed in, and only while ``RelyingParty/conditionalCreate`` is on.
+    public var mediation: CredentialMediation?
 
     public init(
         authenticatorSelection: AuthenticatorSelectionJSON? = nil, attestation: String? = nil, hints: [String]? = nil,
-        extensions: [String: JSONValue]? = nil
+        extensions: [String: JSONValue]? = nil, mediation: CredentialMediation? = nil
     ) {
         self.authenticatorSelection = authenticatorSelection
         self.attestation = attestation
         self.hints = hints
         self.extensions = extensions
+        self.mediation = mediation
     }
 }
 
@@ -50,8 +55,9 @@ extension RelyingParty {
     ) -> (options: CreationOptionsJSON, state: RegistrationState) {
         let challenge = challengeSource.bytes(count: OptionValues.challengeLength)
         let requestedSelection = request.authenticatorSelection
-        let uv = userVerification.effective(
+        var uv = userVerification.effective(
             requestedSelection?.userVerification.flatMap(UserVerificationRequirement.init(rawValue:)))
+        if request.mediation == .conditional, uv == .required { uv = .preferred }
         let residentKey = requestedSelection?.residentKey.flatMap { OptionValues.residentKeys.contains($0) ? $0 : nil }
             ?? (requestedSelection?.requireResidentKey == true ? "required" : self.residentKey)
         let selection = AuthenticatorSelectionJSON(
@@ -83,7 +89,7 @@ extension RelyingParty {
             extensions: extensions)
         let state = RegistrationState(
             challenge: challenge, user: user, userVerification: uv, algorithms: algorithmIDs,
-            expiresAt: expiry(from: now))
+            expiresAt: expiry(from: now), mediation: request.mediation)
         return (options, state)
     }
 }

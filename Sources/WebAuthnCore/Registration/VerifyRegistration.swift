@@ -88,10 +88,14 @@ extension RelyingParty {
             throw WebAuthnError(.rpIDHashMismatch, "rpIdHash is not SHA-256(\(id))")
         }
         let flags = authenticatorData.flags
-        // Steps 15–17: UP set, UV set when required, BS only with BE.
+        // Steps 15–17: UP set, UV set when required, BS only with BE. Step 15: "If options.mediation is not set to
+        // conditional, verify that the UP bit of the flags in authData is set." The mediation is the state's (begin's
+        // choice), never the response's; a conditional create's UV=0 is accepted and recorded (UV not established).
+        let conditional = state.mediation == .conditional && conditionalCreate
         try FlagChecks.verify(
-            flags, userVerificationRequired: state.userVerification == .required || userVerification == .required,
-            allowMissingUserPresence: allowMissingUserPresenceUnsafe)
+            flags,
+            userVerificationRequired: !conditional && (state.userVerification == .required || userVerification == .required),
+            allowMissingUserPresence: conditional || allowMissingUserPresenceUnsafe)
         // Steps 18–19: "If the Relying Party uses the credential's backup eligibility to inform its user experience
         // flows and/or policies, evaluate the BE bit ..."
         switch backupEligibility {
@@ -124,6 +128,8 @@ extension RelyingParty {
         // Step 28: "Process the client extension outputs in clientExtensionResults and the authenticator extension
         // outputs in the extensions in authData as required by the Relying Party."
         let discoverable = try Self.credProps(clientExtensionResults)
+        let prfEnabled = try Self.flag(clientExtensionResults, "prf", "enabled")
+        let largeBlobSupported = try Self.flag(clientExtensionResults, "largeBlob", "supported")
 
         // Step 27: the credential record.
         return VerifiedRegistration(
@@ -144,7 +150,8 @@ extension RelyingParty {
             authenticatorAttachment: response.authenticatorAttachment.flatMap {
                 OptionValues.attachments.contains($0) ? $0 : nil
             },
-            authenticatorExtensions: authenticatorData.extensions, clientExtensionResults: clientExtensionResults)
+            authenticatorExtensions: authenticatorData.extensions, clientExtensionResults: clientExtensionResults,
+            mediation: conditional ? .conditional : nil, prfEnabled: prfEnabled, largeBlobSupported: largeBlobSupported)
     }
 
     /// The credential key, then steps 21–24: the format's verification procedure and the trust assessment. Shared by
@@ -203,13 +210,20 @@ extension RelyingParty {
 
     /// `credProps` client extension output: `{ "rk": Bool }`.
     static func credProps(_ results: [String: JSONValue]) throws(WebAuthnError) -> Bool? {
-        guard let credProps = results["credProps"] else { return nil }
-        guard case .object(let members) = credProps else {
-            throw WebAuthnError(.extensionOutputInvalid, "credProps is not an object")
+        try flag(results, "credProps", "rk")
+    }
+
+    /// A boolean member of a client extension output (`credProps.rk`, `prf.enabled`, `largeBlob.supported`): nil when
+    /// the extension or the member is absent, `extension_output_invalid` when either has the wrong type. Nothing
+    /// else of the output is read: PRF results and large blobs are the client's secrets, never kept or logged.
+    static func flag(_ results: [String: JSONValue], _ name: String, _ member: String) throws(WebAuthnError) -> Bool? {
+        guard let output = results[name] else { return nil }
+        guard case .object(let members) = output else {
+            throw WebAuthnError(.extensionOutputInvalid, "\(name) is not an object")
         }
-        guard let rk = members["rk"] else { return nil }
-        guard let value = rk.boolValue else { throw WebAuthnError(.extensionOutputInvalid, "credProps.rk is not a boolean") }
-        return value
+        guard let value = members[member] else { return nil }
+        guard let flag = value.boolValue else { throw WebAuthnError(.extensionOutputInvalid, "\(name).\(member) is not a boolean") }
+        return flag
     }
 }
 

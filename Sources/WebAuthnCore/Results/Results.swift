@@ -86,7 +86,15 @@ public struct VerifiedRegistration: Sendable {
     public let discoverable: Bool?
     public let authenticatorAttachment: String?
     public let authenticatorExtensions: CBORValue?
+    /// The client extension results as sent. Storage keeps only the three flags below: never store or log the rest
+    /// (a client may send PRF results or a large blob, the user's secrets).
     public let clientExtensionResults: [String: JSONValue]
+    /// `.conditional` when this was an automatic upgrade (a conditional create, UP and UV may be 0).
+    public let mediation: CredentialMediation?
+    /// `prf.enabled` from the client extension results, if reported.
+    public let prfEnabled: Bool?
+    /// `largeBlob.supported` from the client extension results, if reported.
+    public let largeBlobSupported: Bool?
 
     /// The record to store for later authentications.
     public var credentialRecord: CredentialRecord {

@@ -34,6 +34,13 @@ public struct CredentialDescriptor: Sendable, Codable, Hashable {
     }
 }
 
+/// How a registration was requested of the client (`CredentialCreationOptions.mediation`).
+public enum CredentialMediation: String, Sendable, Codable, Hashable {
+    /// A conditional create (an automatic passkey upgrade right after another sign-in): the passkey provider
+    /// creates the credential without a prompt, so the response may carry UP=0 and UV=0.
+    case conditional
+}
+
 /// What registration must remember between begin and finish. The caller stores it server-side
 /// (never in a client cookie) and passes it back to `finishRegistration` exactly once.
 public struct RegistrationState: Sendable, Codable, Hashable {
@@ -45,16 +52,20 @@ public struct RegistrationState: Sendable, Codable, Hashable {
     public let algorithms: [Int]
     /// When the challenge stops being valid.
     public let expiresAt: Date
+    /// `.conditional` for an automatic upgrade, decided at begin and kept here: never taken from the finish request
+    /// (clientDataJSON does not carry it). Nil for a normal (modal) ceremony.
+    public let mediation: CredentialMediation?
 
     public init(
         challenge: [UInt8], user: UserEntity, userVerification: UserVerificationRequirement, algorithms: [Int],
-        expiresAt: Date
+        expiresAt: Date, mediation: CredentialMediation? = nil
     ) {
         self.challenge = challenge
         self.user = user
         self.userVerification = userVerification
         self.algorithms = algorithms
         self.expiresAt = expiresAt
+        self.mediation = mediation
     }
 }
 

@@ -29,6 +29,8 @@ private enum StateKey {
     static let userName: Int64 = 8
     static let userDisplayName: Int64 = 9
     static let algorithms: Int64 = 10
+    /// Present (the text "conditional") only for a conditional create.
+    static let mediation: Int64 = 11
 }
 
 private let currentVersion: Int64 = 1
@@ -146,17 +148,18 @@ extension AuthenticationState {
 extension RegistrationState {
     /// The state as the store keeps it (CBOR).
     public var stateBytes: [UInt8] {
-        CBOREncoder.encode(
-            .map([
-                CBORMapEntry(CBORValue(StateKey.version), CBORValue(currentVersion)),
-                CBORMapEntry(CBORValue(StateKey.challenge), .bytes(challenge)),
-                CBORMapEntry(CBORValue(StateKey.userVerification), .text(userVerification.rawValue)),
-                CBORMapEntry(CBORValue(StateKey.expiresAt), .float(expiresAt.timeIntervalSinceReferenceDate)),
-                CBORMapEntry(CBORValue(StateKey.userID), .bytes(user.id)),
-                CBORMapEntry(CBORValue(StateKey.userName), .text(user.name)),
-                CBORMapEntry(CBORValue(StateKey.userDisplayName), .text(user.displayName)),
-                CBORMapEntry(CBORValue(StateKey.algorithms), .array(algorithms.map { CBORValue(Int64($0)) })),
-            ]))
+        var entries: [CBORMapEntry] = [
+            CBORMapEntry(CBORValue(StateKey.version), CBORValue(currentVersion)),
+            CBORMapEntry(CBORValue(StateKey.challenge), .bytes(challenge)),
+            CBORMapEntry(CBORValue(StateKey.userVerification), .text(userVerification.rawValue)),
+            CBORMapEntry(CBORValue(StateKey.expiresAt), .float(expiresAt.timeIntervalSinceReferenceDate)),
+            CBORMapEntry(CBORValue(StateKey.userID), .bytes(user.id)),
+            CBORMapEntry(CBORValue(StateKey.userName), .text(user.name)),
+            CBORMapEntry(CBORValue(StateKey.userDisplayName), .text(user.displayName)),
+            CBORMapEntry(CBORValue(StateKey.algorithms), .array(algorithms.map { CBORValue(Int64($0)) })),
+        ]
+        if let mediation { entries.append(CBORMapEntry(CBORValue(StateKey.mediation), .text(mediation.rawValue))) }
+        return CBOREncoder.encode(.map(entries))
     }
 
     /// Reads ``stateBytes`` (or the JSON an earlier version stored).
@@ -180,8 +183,14 @@ extension RegistrationState {
         guard let user = try? UserEntity(id: id, name: name, displayName: displayName) else {
             throw CeremonyStateError(reason: "invalid user entity")
         }
+        var mediation: CredentialMediation?
+        if let text = try reader.optionalText(StateKey.mediation) {
+            // An unknown mediation (a newer instance's) is refused rather than read as a normal ceremony.
+            guard let known = CredentialMediation(rawValue: text) else { throw CeremonyStateError(reason: "unknown mediation") }
+            mediation = known
+        }
         self.init(
             challenge: try reader.bytes(StateKey.challenge), user: user, userVerification: try reader.userVerification(),
-            algorithms: algorithms, expiresAt: try reader.expiresAt())
+            algorithms: algorithms, expiresAt: try reader.expiresAt(), mediation: mediation)
     }
 }

@@ -14,6 +14,14 @@ class Provider(TypedDict):
     iconDark: Optional[str]
 
 
+class CredentialExtensions(TypedDict):
+    """What the registration's client extension results reported; each None when not reported."""
+
+    discoverable: Optional[bool]
+    prfEnabled: Optional[bool]
+    largeBlobSupported: Optional[bool]
+
+
 class Credential(TypedDict):
     id: str
     publicKeyAlgorithm: int
@@ -29,6 +37,8 @@ class Credential(TypedDict):
     lastUsedAt: Optional[str]
     attestation: Dict[str, Any]
     provider: Optional[Provider]
+    createdBy: str  # "modal", or "conditional" for an automatic passkey upgrade
+    extensions: CredentialExtensions
 
 
 class User(TypedDict):
@@ -55,10 +65,38 @@ class UnknownCredentialSignal(TypedDict):
     credentialId: str
 
 
+class RegistrationBeginAnswer(TypedDict):
+    """A registration begin's answer: ``publicKey`` options, and ``mediation`` ("conditional") only for an automatic
+    passkey upgrade (pass both to ``navigator.credentials.create``)."""
+
+    publicKey: Dict[str, Any]
+    mediation: NotRequired[str]
+
+
 class RegistrationResult(TypedDict):
     user: User
     credential: Credential
     session: NotRequired[Dict[str, Any]]
+
+
+class MeRegistrationResult(TypedDict):
+    """``/v1/me/registration/finish``: no session (the person is signed in)."""
+
+    user: User
+    credential: Credential
+
+
+class Identity(TypedDict):
+    id: str
+    provider: str
+    issuer: str
+    subject: str
+    email: Optional[str]
+    emailVerified: Optional[bool]
+    isPrivateEmail: Optional[bool]
+    realUserStatus: Optional[int]
+    createdAt: str
+    lastUsedAt: Optional[str]
 
 
 class AuthenticationResult(TypedDict):

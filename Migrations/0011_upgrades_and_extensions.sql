@@ -1,0 +1,13 @@
+-- Automatic passkey upgrades (conditional create) and the client extension outputs registration records.
+
+-- How the credential was created: 'modal' (a normal registration) or 'conditional' (an automatic upgrade, created
+-- without a prompt; its UP and UV may have been 0). Whether UV is established is uv_initialized, as for any
+-- credential: an upgrade's first sign-in with UV=1 sets it.
+ALTER TABLE credentials
+    ADD COLUMN created_by text NOT NULL DEFAULT 'modal',
+    ADD CONSTRAINT credentials_created_by_check CHECK (created_by IN ('modal', 'conditional')),
+    -- From the registration's client extension results (NULL when the client did not report them). Never PRF
+    -- outputs or large blobs: those are the client's secrets and are not stored.
+    ADD COLUMN cred_props_rk boolean NULL,
+    ADD COLUMN prf_enabled boolean NULL,
+    ADD COLUMN large_blob_supported boolean NULL;
