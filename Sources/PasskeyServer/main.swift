@@ -95,7 +95,8 @@ do {
     let store = PostgresPasskeyStore(
         pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true,
         batchLanes: settings.batchLanes)
-    let service = CeremonyService(relyingParty: settings.relyingParty, store: store)
+    var service = CeremonyService(relyingParty: settings.relyingParty, store: store)
+    service.pendingUpgradesPerUser = settings.upgrades.pendingUpgradesPerUser
 
     // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.
     var sessions: SessionService?

@@ -97,6 +97,8 @@ public struct Settings: Sendable {
     public var association: AssociationSettings
     /// Provider names by AAGUID (`PASSKEYD_PROVIDER_NAMES_FILE`; ProviderNameSettings.swift); nil when unset.
     public var providerNames: ProviderNameSettings?
+    /// Automatic upgrades, the self-service API, extension limits (UpgradeSettings.swift).
+    public var upgrades: UpgradeSettings
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -110,9 +112,12 @@ public struct Settings: Sendable {
 
     /// The HTTP layer's settings (keys, limits); the executable adds the metrics factory and exporter.
     public var http: HTTPConfiguration {
-        HTTPConfiguration(
+        var http = HTTPConfiguration(
             apiKeys: apiKeys, adminKeys: adminKeys, conformanceBinding: fidoConformance, demoPage: demoPage, rateLimits: rateLimits,
             wellKnown: association.documents)
+        http.selfService = upgrades.selfService
+        http.extensionLimits = upgrades.extensionLimits
+        return http
     }
 
     /// The variables this service reads.
@@ -337,6 +342,8 @@ public struct Settings: Sendable {
 
         identity = try IdentitySettings(reader, warnings: &warnings)
         sessions = try SessionSettings.load(reader, rpID: rpID, warnings: &warnings)
+        upgrades = try UpgradeSettings(reader, warnings: &warnings)
+        relyingParty.conditionalCreate = upgrades.conditionalCreate
         appStore = try AppStoreSettings.load(reader, warnings: &warnings)
         appAttest = try AppAttestSettings.load(reader, warnings: &warnings)
         if apiKeys.isEmpty, appStore != nil || appAttest != nil {
@@ -350,7 +357,7 @@ public struct Settings: Sendable {
         }
 
         let featureVariables = SessionSettings.variables + AppStoreSettings.variables + AppAttestSettings.variables
-            + AssociationSettings.variables + ProviderNameSettings.variables
+            + AssociationSettings.variables + ProviderNameSettings.variables + UpgradeSettings.variables
         for name in environment.keys.sorted() where name.hasPrefix("PASSKEYD_") {
             guard !Self.variables.contains(name), !featureVariables.contains(name), !name.hasPrefix(Self.trustRootsPrefix),
                 !name.hasPrefix("PASSKEYD_IDTOKEN_"),

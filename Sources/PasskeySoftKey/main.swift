@@ -1,10 +1,13 @@
 // passkeyd-softkey: a software passkey for trying passkeyd from a shell (development and smoke tests only; the
 // private key is kept in a plain file).
 //
-//   passkeyd-softkey register --key FILE [--origin URL] [--algorithm ES256] [--nickname NAME]
+//   passkeyd-softkey register --key FILE [--origin URL] [--algorithm ES256] [--nickname NAME] [--up 0] [--uv 0]
 //       reads a registration begin response ({"publicKey": …}) on stdin, creates a credential, saves it to FILE,
-//       prints a registration finish body ({"credential": …}) on stdout
-//   passkeyd-softkey sign --key FILE [--origin URL]
+//       prints a registration finish body ({"credential": …}) on stdout. `--up 0 --uv 0` answers as a passkey
+//       provider does a conditional create (an automatic upgrade): without user presence or verification. The
+//       client extension results answer what the options ask: credProps.rk true, prf.enabled true,
+//       largeBlob.supported false.
+//   passkeyd-softkey sign --key FILE [--origin URL] [--uv 0]
 //       reads an authentication begin response on stdin, signs with the credential in FILE (updating its counter),
 //       prints an authentication finish body on stdout
 //   passkeyd-softkey storekit transaction|renewal|notification --certs DIR …
@@ -49,6 +52,13 @@ func run() throws {
     }
     guard let keyPath = flags["key"] else { throw UsageError(description: "--key FILE is required") }
     let origin = flags["origin"] ?? "http://localhost:8080"
+    func flag(_ name: String) throws -> Bool {
+        switch flags[name] {
+        case nil, "1"?: return true
+        case "0"?: return false
+        case let other?: throw UsageError(description: "--\(name) takes 0 or 1, got \(other)")
+        }
+    }
     let input = FileHandle.standardInput.readDataToEndOfFile()
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -57,18 +67,26 @@ func run() throws {
     switch command {
     case "register":
         var knobs = RegistrationKnobs(origin: origin)
+        knobs.userPresent = try flag("up")
+        knobs.userVerified = try flag("uv")
         if let name = flags["algorithm"] {
             guard let algorithm = COSEAlgorithm.allSupported.first(where: { $0.description.caseInsensitiveCompare(name) == .orderedSame })
             else { throw UsageError(description: "unknown algorithm \(name)") }
             knobs.algorithm = algorithm
         }
-        let (response, created) = try SoftAuthenticator.register(options: try options(CreationOptionsJSON.self, from: input), knobs: knobs)
+        let creation = try options(CreationOptionsJSON.self, from: input)
+        let requested = creation.extensions ?? [:]
+        if requested["credProps"] != nil { knobs.client.clientExtensionResults["credProps"] = .object(["rk": .bool(true)]) }
+        if requested["prf"] != nil { knobs.client.clientExtensionResults["prf"] = .object(["enabled": .bool(true)]) }
+        if requested["largeBlob"] != nil { knobs.client.clientExtensionResults["largeBlob"] = .object(["supported": .bool(false)]) }
+        let (response, created) = try SoftAuthenticator.register(options: creation, knobs: knobs)
         credential = created
         output = try encoder.encode(RegistrationBody(credential: response, nickname: flags["nickname"]))
     default:
         credential = try JSONDecoder().decode(SoftCredentialFile.self, from: Data(contentsOf: URL(fileURLWithPath: keyPath))).credential()
         var knobs = AssertionKnobs(origin: origin)
         knobs.counterIncrement = 1
+        knobs.userVerified = try flag("uv")
         let response = try SoftAuthenticator.authenticate(
             options: try options(RequestOptionsJSON.self, from: input), credential: &credential, knobs: knobs)
         output = try encoder.encode(AuthenticationBody(credential: response))

@@ -3,6 +3,10 @@ import Hummingbird
 import HummingbirdTesting
 import LibPQ
 import Logging
+import Metrics
+import COSECrypto
+import SessionCore
+import IdentityCore
 import NIOPosix
 import PasskeyHTTP
 import PasskeyStore
@@ -163,7 +167,8 @@ struct PostgresHTTPInstance: Sendable {
         url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),
         configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none, logger: Logger? = nil,
         identityProviders: [IdentityProvider]? = nil, identitySessionTimeout: TimeInterval = 300,
-        appleCodeExchange: (@Sendable (PostgresPasskeyStore) -> AppleCodeExchange)? = nil
+        appleCodeExchange: (@Sendable (PostgresPasskeyStore) -> AppleCodeExchange)? = nil,
+        sessionPolicy: SessionPolicy? = nil, pendingUpgradesPerUser: Int = 3, now: (@Sendable () -> Date)? = nil
     ) {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
@@ -172,13 +177,25 @@ struct PostgresHTTPInstance: Sendable {
         store = PostgresPasskeyStore(pool: pool, caps: caps, batchLanes: 2)
         let clock = RealTimeClock()
         self.clock = clock
-        let service = CeremonyService(relyingParty: relyingParty, store: store, now: { clock.now })
+        // The service clock: real time plus the offset the test moves, or a clock the test sets outright.
+        let now: @Sendable () -> Date = now ?? { clock.now }
+        var service = CeremonyService(relyingParty: relyingParty, store: store, now: now)
+        service.pendingUpgradesPerUser = pendingUpgradesPerUser
         let identity = identityProviders.map { [store] providers in
             IdentityService(
                 providers: providers, ceremonies: store, identities: store, sessionTimeout: identitySessionTimeout,
-                appleCodeExchange: appleCodeExchange?(store), now: { clock.now })
+                appleCodeExchange: appleCodeExchange?(store), now: now)
         }
-        app = Application(router: buildRouter(service: service, identity: identity, configuration: configuration), logger: logger)
+        let sessions = sessionPolicy.map { [store] policy in
+            var quiet = Logger(label: "pg-sessions")
+            quiet.logLevel = .critical
+            let keys = SessionKeys(
+                source: .database(keyEncryptionKey: SecureRandom.bytes(count: 32), rotationInterval: 86_400), store: store, policy: policy,
+                logger: quiet, now: now)
+            return SessionService(policy: policy, store: store, keys: keys, logger: quiet, metricsFactory: configuration.metricsFactory ?? NOOPMetricsHandler.instance, now: now)
+        }
+        app = Application(
+            router: buildRouter(service: service, identity: identity, sessions: sessions, configuration: configuration), logger: logger)
     }
 
     func shutdown() async {
