@@ -97,6 +97,9 @@ public func buildRouter(
     router.post("/v1/registration/finish") { request, context in
         await api.handle(request, context, .registrationFinish) { body, _ in try await api.registrationFinish(body) }
     }
+    router.post("/v1/users") { request, context in
+        await api.handle(request, context, .createUser) { body, _ in try await api.createUser(body) }
+    }
     router.post("/v1/authentication/begin") { request, context in
         await api.handle(request, context, .authenticationBegin) { body, _ in try await api.authenticationBegin(body) }
     }
@@ -129,6 +132,7 @@ struct Operation: Sendable, Hashable {
     static let registrationBegin = Operation(name: "registration_begin", access: .ceremony)
     static let registrationFinish = Operation(name: "registration_finish", access: .ceremony)
     static let authenticationBegin = Operation(name: "authentication_begin", access: .ceremony)
+    static let createUser = Operation(name: "create_user", access: .ceremony)
     static let authenticationFinish = Operation(name: "authentication_finish", access: .ceremony)
 }
 
@@ -362,6 +366,24 @@ struct API: Sendable {
         case .object(let inputs)?: return try ExtensionInputs.validated(inputs, for: ceremony, limits: configuration.extensionLimits)
         default: throw APIError(status: 400, code: "malformed_json", message: "extensions must be an object.")
         }
+    }
+
+    /// `POST /v1/users {"name", "displayName"?}` → 201 `{"user"}`: an account with no sign-in method yet, for a backend
+    /// whose person signed in another way (a password) and is about to get a passkey by id (an automatic upgrade).
+    /// 409 `user_exists` when the name is taken.
+    func createUser(_ body: [UInt8]) async throws -> Response {
+        let members = try object(body)
+        guard members.keys.allSatisfy({ $0 == "name" || $0 == "displayName" }) else {
+            throw APIError(status: 400, code: "malformed_json", message: "The body takes name and displayName only.")
+        }
+        guard case .newUser(let name, let displayName) = try Self.registrationSubject(.object(members)) else {
+            throw APIError(status: 400, code: "malformed_json", message: "name is required.")
+        }
+        try limitUser(.name(name))
+        let handle = SecureRandom.bytes(count: 32)
+        let user = try await service.store.createUser(handle: handle, name: name, displayName: displayName, audit: RequestScope.audit)
+        RequestScope.log(.userCreated, user: user.handle)
+        return try json(status: .created, ["user": UserJSON(user)])
     }
 
     /// `{"name", "displayName"?}` signs a new user up; `{"id"}` adds a passkey to that existing user. Exactly one

@@ -158,6 +158,14 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         return credentials[id]
     }
 
+    public func createUser(handle: [UInt8], name: String, displayName: String, audit: AuditContext) throws(StoreError) -> StoredUser {
+        guard users[handle] == nil, user(named: name) == nil else { throw StoreError(.userExists, "name or handle taken") }
+        let user = StoredUser(handle: handle, name: name, displayName: displayName, createdAt: now())
+        users[handle] = user
+        record(.userCreated, audit, user: handle, credential: nil)
+        return user
+    }
+
     public func renameCredential(id: [UInt8], ofUser owner: [UInt8], nickname: String?, audit: AuditContext) -> StoredCredential? {
         guard credentials[id]?.record.userHandle == owner else { return nil }
         return renameCredential(id: id, nickname: nickname, audit: audit)

@@ -451,6 +451,10 @@ public protocol PasskeyStore: Sendable {
     /// only the use is recorded. uvInitialized only ever turns true.
     func apply(_ update: CredentialUpdate) async throws(StoreError) -> CredentialUpdateResult
 
+    /// Creates an account without a sign-in method yet (a backend's existing user about to get a passkey by an
+    /// automatic upgrade): `userExists` when the name or handle is taken. Records `user.created`.
+    func createUser(handle: [UInt8], name: String, displayName: String, audit: AuditContext) async throws(StoreError) -> StoredUser
+
     // MARK: administration
     /// Users ordered by name, optionally those whose name contains `nameFilter`, after the name `after`.
     func listUsers(nameFilter: String?, limit: Int, after: String?) async throws(StoreError) -> [StoredUser]

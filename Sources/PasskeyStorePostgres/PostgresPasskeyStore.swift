@@ -450,6 +450,27 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
+    /// The user and its `user.created` event in one statement (a taken name or handle is the unique violation).
+    public func createUser(handle: [UInt8], name: String, displayName: String, audit: AuditContext) async throws(StoreError) -> StoredUser {
+        try await run { connection in
+            var bindings = PGBindings.audited(handle, audit)
+            bindings.append(name)
+            bindings.append(displayName)
+            let result = try connection.execute(PGQuery(
+                unsafeSQL: """
+                    WITH created AS (
+                        INSERT INTO users (user_handle, name, display_name) VALUES ($1, $5, $6) RETURNING \(Self.userColumns)
+                    ), audit AS (
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, client_address)
+                        SELECT 'user.created', $2, $3, user_handle, $4 FROM created
+                    )
+                    SELECT \(Self.userColumns) FROM created
+                    """,
+                bindings: bindings))
+            return try Self.user(from: result, row: 0)
+        }
+    }
+
     public func renameCredential(
         id: [UInt8], ofUser owner: [UInt8], nickname: String?, audit: AuditContext
     ) async throws(StoreError) -> StoredCredential? {

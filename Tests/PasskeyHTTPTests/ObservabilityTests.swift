@@ -77,6 +77,7 @@ struct DownStore: PasskeyStore {
     func renameCredential(id: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential? { throw error }
     func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool { throw error }
     func renameCredential(id: [UInt8], ofUser owner: [UInt8], nickname: String?, audit: AuditContext) async throws(StoreError) -> StoredCredential? { throw error }
+    func createUser(handle: [UInt8], name: String, displayName: String, audit: AuditContext) async throws(StoreError) -> StoredUser { throw error }
     func removeCredential(
         id: [UInt8], ofUser owner: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
     ) async throws(StoreError) -> SignInMethodRemoval { throw error }

@@ -808,6 +808,36 @@ struct OpenAPITests {
             #expect(try await call(.post, "/v1/handoff", "{}", headers: open).errorCode == "unauthorized")
             #expect(try await call(.post, "/v1/handoff", "{}", headers: [.authorization: "Bearer x.y.z"]).errorCode == "access_token_malformed")
 
+            // Self-service with the access token: list, rename, an automatic upgrade through /v1/me, its deletion,
+            // identities; a user created without a sign-in method, then upgraded by id.
+            let mine = try await call(.get, "/v1/me/credentials", headers: bearerAccess)
+            #expect(mine.status == 200)
+            let ownID = try #require(mine.json?["credentials"]?.asArray?.first?["id"]?.stringValue)
+            #expect(try await call(.patch, "/v1/me/credentials/\(ownID)", #"{"nickname":"desk"}"#, headers: bearerAccess).status == 200)
+            #expect(try await call(.get, "/v1/me/credentials", headers: open).errorCode == "unauthorized")
+            let meBegin = try await call(.post, "/v1/me/registration/begin", #"{"mediation":"conditional","extensions":{"credProps":true}}"#, headers: bearerAccess)
+            #expect(meBegin.status == 200 && meBegin.json?["mediation"]?.stringValue == "conditional")
+            let upgradeOptions = try JSONDecoder().decode(PublicKeyWrapper<CreationOptionsJSON>.self, from: Data(meBegin.body)).publicKey
+            var silent = RegistrationKnobs(origin: OpenAPIHarness.origin)
+            silent.userPresent = false
+            silent.userVerified = false
+            let upgrade = try SoftAuthenticator.register(options: upgradeOptions, knobs: silent).response
+            let meFinish = try await call(
+                .post, "/v1/me/registration/finish", String(decoding: try JSONEncoder().encode(FinishRegistration(credential: upgrade, nickname: nil)), as: UTF8.self),
+                headers: bearerAccess)
+            #expect(meFinish.status == 201 && meFinish.json?["credential"]?["createdBy"]?.stringValue == "conditional")
+            #expect(try await call(.get, "/v1/me/identities", headers: bearerAccess).status == 200)
+            #expect(try await call(.delete, "/v1/me/identities/\(Base64URL.encode([9, 9, 9]))", headers: bearerAccess).errorCode == "identity_unknown")
+            #expect(try await call(.delete, "/v1/me/credentials/\(upgrade.id)", headers: bearerAccess).status == 204)
+            #expect(try await call(.delete, "/v1/me/credentials/\(upgrade.id)", headers: bearerAccess).errorCode == "credential_unknown")
+            let created = try await call(.post, "/v1/users", #"{"name":"hopper","displayName":"Grace Hopper"}"#)
+            #expect(created.status == 201)
+            #expect(try await call(.post, "/v1/users", #"{"name":"hopper"}"#).errorCode == "user_exists")
+            #expect(try await call(.post, "/v1/users", #"{"id":"AAAA"}"#).errorCode == "malformed_json")
+            let createdID = try #require(created.json?["user"]?["id"]?.stringValue)
+            let byID = try await call(.post, "/v1/registration/begin", #"{"user":{"id":"\#(createdID)"},"mediation":"conditional"}"#)
+            #expect(byID.status == 200 && byID.json?["mediation"]?.stringValue == "conditional")
+
             // Refresh with the body, then the retired token again: the session is revoked; its access token no longer
             // makes handoffs and introspects inactive.
             let refreshed = try await call(.post, "/v1/sessions/refresh", #"{"refreshToken":"\#(firstRefresh)"}"#, headers: open)

@@ -126,6 +126,27 @@ struct SelfServiceStoreConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func aUserCreatedWithoutASignInMethodGetsPasskeysByID(_ subject: StoreUnderTest) async throws {
+        let store = try await Self.store(subject)
+        let handle = Registrations.handle(48)
+        let user = try await store.createUser(handle: handle, name: "gus", displayName: "Gus", audit: Self.audit)
+        #expect(user.handle == handle && user.name == "gus" && user.displayName == "Gus")
+        #expect(try await store.user(named: "gus") == user)
+        #expect(try await store.credentials(ofUser: handle).isEmpty)
+        await #expect(throws: StoreError(.userExists)) {
+            try await store.createUser(handle: Registrations.handle(49), name: "gus", displayName: "Other", audit: Self.audit)
+        }
+        await #expect(throws: StoreError(.userExists)) {
+            try await store.createUser(handle: handle, name: "gus2", displayName: "Gus", audit: Self.audit)
+        }
+        #expect(try await store.user(handle: Registrations.handle(49)) == nil)
+        #expect(try await store.user(named: "gus2") == nil)
+        let upgrade = try Self.registration(handle: handle, name: "gus", mediation: .conditional)
+        _ = try await store.register(upgrade, nickname: nil, intent: .existingUser, audit: .system)
+        #expect(try await store.auditEvents(AuditQuery(userHandle: handle)).map(\.kind) == [.userCreated, .credentialRegistered])
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func upgradeCeremoniesHaveTheirOwnCap(_ subject: StoreUnderTest) async throws {
         let store = try await Self.store(subject)
         let handle = Registrations.handle(47)

@@ -26,6 +26,7 @@ from .models import (
 OPERATIONS: Dict[str, Tuple[str, str, str]] = {
     "registration_begin": ("POST", "/v1/registration/begin", "registrationBegin"),
     "registration_finish": ("POST", "/v1/registration/finish", "registrationFinish"),
+    "create_user": ("POST", "/v1/users", "createUser"),
     "authentication_begin": ("POST", "/v1/authentication/begin", "authenticationBegin"),
     "authentication_finish": ("POST", "/v1/authentication/finish", "authenticationFinish"),
     "user_signals": ("GET", "/v1/users/{userId}/signals", "getUserSignals"),
@@ -91,6 +92,15 @@ class PasskeydClient:
         if nickname is not None:
             body["nickname"] = nickname
         return cast(RegistrationResult, self._call("registration_finish", body=body))
+
+    def create_user(self, name: str, display_name: Optional[str] = None) -> User:
+        """An account with no sign-in method yet, for a person your backend signed in another way (a password): then
+        ``registration_begin(user_id=..., mediation="conditional")`` upgrades them to a passkey. Raises
+        ``PasskeydError`` with ``user_exists`` when the name is taken."""
+        body: Dict[str, Any] = {"name": name}
+        if display_name is not None:
+            body["displayName"] = display_name
+        return cast(User, self._call("create_user", body=body)["user"])
 
     # ---- sign-in ----
     def authentication_begin(
