@@ -487,3 +487,54 @@ def test_native_app_hands_off_to_a_web_view(driver, tmp_path):
 
     second = driver.execute_async_script(exchange, handoff["code"], verifier)
     assert second["status"] == 400 and second["body"]["error"]["code"] == "handoff_code_unknown", second
+
+
+def test_automatic_upgrade_from_the_demo_page(driver):
+    """The demo page's automatic upgrade (conditional create). This Chromium (156) reports
+    getClientCapabilities().conditionalCreate, but sends a conditional create only to Google Password Manager, never
+    to a DevTools virtual authenticator (the request just waits for its timeout), so the page's logic is tested with
+    a stub: navigator.credentials.create records what the page asked and answers through the virtual authenticator
+    modally (UP=1, UV=1, which a conditional ceremony accepts too). UP=0/UV=0 is covered by the HTTP tests and
+    scripts/upgrade-smoke.sh with passkeyd-softkey."""
+    original = driver.current_window_handle
+    driver.switch_to.new_window("tab")  # its own virtual authenticators: nothing left from the tests above
+    try:
+        driver.get(BASE + "/demo")
+        driver.execute_cdp_cmd("WebAuthn.enable", {"enableUI": False})
+        first = add_authenticator(driver)
+        driver.delete_all_cookies()
+        open_page(driver)
+        name = NAME + "-upgrade"
+        type_into(driver, "reg-name", name)
+        click(driver, "register")
+        wait_status(driver, rf"^Registered a passkey for {re.escape(name)}\. Signed in as {re.escape(name)}\.$")
+        capabilities = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            PublicKeyCredential.getClientCapabilities().then(done, (e) => done({error: String(e)}));
+        """)
+        assert capabilities.get("conditionalCreate") is True, capabilities
+        assert driver.find_element(By.ID, "conditional-create").text == "this browser can"
+        # The upgrade happens on another device (this one already holds a passkey, which excludeCredentials names).
+        remove_authenticator(driver, first)
+        add_authenticator(driver)
+
+        driver.execute_script("""
+            window.__creates = [];
+            const create = navigator.credentials.create.bind(navigator.credentials);
+            navigator.credentials.create = (options) => {
+                const {mediation, ...modal} = options;
+                window.__creates.push({mediation: mediation ?? null,
+                                       userVerification: options.publicKey.authenticatorSelection?.userVerification ?? null});
+                return create(modal);
+            };
+        """)
+        click(driver, "add-silently")
+        click(driver, "add-passkey")
+        wait_status(driver, rf"^Registered a passkey for {re.escape(name)}\. Signed in as {re.escape(name)}\.$")
+        assert driver.execute_script("return window.__creates") == [{"mediation": "conditional", "userVerification": "preferred"}]
+        _, stored = stored_user(name)
+        assert sorted(c["createdBy"] for c in stored) == ["conditional", "modal"], stored
+        assert len(rows(driver)) == 2
+    finally:
+        driver.close()
+        driver.switch_to.window(original)

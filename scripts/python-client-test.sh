@@ -31,8 +31,10 @@ api_key="python-api-$(openssl rand -hex 16)"
 admin_key="python-admin-$(openssl rand -hex 16)"
 origin="http://localhost:$port"
 env PASSKEYD_DATABASE_URL="$url" PASSKEYD_MIGRATIONS="$repo/Migrations" "$bin/passkeyd" migrate >"$work/migrate.log" 2>&1
+openssl rand -base64 32 >"$work/kek"
 env PASSKEYD_DATABASE_URL="$url" PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_RP_ID=localhost PASSKEYD_ORIGINS="$origin" \
     PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_API_KEYS="$api_key" PASSKEYD_ADMIN_KEYS="$admin_key" \
+    PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek" \
     PASSKEYD_LOG_LEVEL=warning "$bin/passkeyd" >"$work/passkeyd.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done

@@ -187,36 +187,12 @@ extension PostgresPasskeyStore: IdentityStore {
     }
 
     /// The identity (its kept provider token queued by the table's trigger) and its audit event in one statement, then
-    /// (when configured) the revocation of the sessions it started, in the same transaction.
-    /// As ``removeCredential(id:ofUser:keepingLastSignInMethod:audit:)``: with `keepingLastSignInMethod`, the owner's
-    /// row is locked first and the count taken in the deleting statement.
+    /// (when configured) the revocation of the sessions it started, in the same transaction: as ``removeCredential(id:ofUser:keepingLastSignInMethod:audit:)`` (``removeSignInMethod(_:id:owner:keepingLast:audit:on:)``).
     public func unlinkIdentity(
         id: [UInt8], ofUser handle: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
     ) async throws(StoreError) -> SignInMethodRemoval {
         try await run(transaction: revokeSessionsOnDelete || keepingLastSignInMethod) { connection in
-            if keepingLastSignInMethod { guard try Self.lockOwner(handle, on: connection) else { return .unknown } }
-            var bindings = PGBindings.audited(id, audit)
-            bindings.append(handle)
-            bindings.append(keepingLastSignInMethod)
-            let result = try connection.execute(PGQuery(
-                unsafeSQL: """
-                    WITH owner AS (SELECT id, user_handle FROM users WHERE user_handle = $5),
-                    target AS (SELECT i.id FROM identities i JOIN owner o ON o.id = i.user_id WHERE i.id = $1),
-                    deleted AS (
-                        DELETE FROM identities WHERE id IN (SELECT id FROM target)
-                           AND (NOT $6 OR \(Self.signInMethodCount) > 1)
-                        RETURNING id
-                    ), audit AS (
-                        INSERT INTO audit_events (event, request_id, actor, user_handle, identity_id, client_address)
-                        SELECT 'identity.unlinked', $2, $3, $5, d.id, $4 FROM deleted d
-                    )
-                    SELECT (SELECT count(*) FROM target), (SELECT count(*) FROM deleted)
-                    """,
-                bindings: bindings))
-            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return .unknown }
-            guard try result.decode(Int64.self, row: 0, column: 1) > 0 else { return .lastSignInMethod }
-            try self.revokeSessions(startedBy: .identity, id: id, on: connection)
-            return .removed
+            try self.removeSignInMethod(.identity, id: id, owner: handle, keepingLast: keepingLastSignInMethod, audit: audit, on: connection)
         }
     }
 }

@@ -496,37 +496,48 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
-    /// In one transaction: the owner's row locked (``lockOwner(_:on:)``), then one statement that deletes the
-    /// credential only if the owner owns it and, when asked, still has another sign-in method, with its audit event;
-    /// then the sessions it started are revoked.
+    /// In one transaction: ``removeSignInMethod(_:id:owner:keepingLast:audit:on:)``.
     public func removeCredential(
         id: [UInt8], ofUser owner: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
     ) async throws(StoreError) -> SignInMethodRemoval {
         try await run(transaction: true) { connection in
-            guard try Self.lockOwner(owner, on: connection) else { return .unknown }
-            var bindings = PGBindings.audited(id, audit)
-            bindings.append(owner)
-            bindings.append(keepingLastSignInMethod)
-            let result = try connection.execute(PGQuery(
-                unsafeSQL: """
-                    WITH owner AS (SELECT id, user_handle FROM users WHERE user_handle = $5),
-                    target AS (SELECT c.id FROM credentials c JOIN owner o ON o.id = c.user_id WHERE c.id = $1),
-                    deleted AS (
-                        DELETE FROM credentials WHERE id IN (SELECT id FROM target)
-                           AND (NOT $6 OR \(Self.signInMethodCount) > 1)
-                        RETURNING id
-                    ), audit AS (
-                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, client_address)
-                        SELECT 'credential.deleted', $2, $3, $5, d.id, $4 FROM deleted d
-                    )
-                    SELECT (SELECT count(*) FROM target), (SELECT count(*) FROM deleted)
-                    """,
-                bindings: bindings))
-            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return .unknown }
-            guard try result.decode(Int64.self, row: 0, column: 1) > 0 else { return .lastSignInMethod }
-            try self.revokeSessions(startedBy: .credential, id: id, on: connection)
-            return .removed
+            try self.removeSignInMethod(.credential, id: id, owner: owner, keepingLast: keepingLastSignInMethod, audit: audit, on: connection)
         }
+    }
+
+    /// Removes the passkey or identity `id` of `owner`, inside the caller's transaction: with `keepingLast`, the
+    /// owner's row is locked first (``lockOwner(_:on:)``); then one statement deletes it only if the owner owns it
+    /// and, when asked, still has another sign-in method, with its audit event; then the sessions it started are
+    /// revoked (when configured).
+    func removeSignInMethod(
+        _ kind: SessionStarter, id: [UInt8], owner: [UInt8], keepingLast: Bool, audit: AuditContext, on connection: PGConnection
+    ) throws -> SignInMethodRemoval {
+        if keepingLast { guard try Self.lockOwner(owner, on: connection) else { return .unknown } }
+        let (table, event, column) = switch kind {
+        case .credential: ("credentials", "credential.deleted", "credential_id")
+        case .identity: ("identities", "identity.unlinked", "identity_id")
+        }
+        var bindings = PGBindings.audited(id, audit)
+        bindings.append(owner)
+        bindings.append(keepingLast)
+        let result = try connection.execute(PGQuery(
+            unsafeSQL: """
+                WITH owner AS (SELECT id, user_handle FROM users WHERE user_handle = $5),
+                target AS (SELECT t.id FROM \(table) t JOIN owner o ON o.id = t.user_id WHERE t.id = $1),
+                deleted AS (
+                    DELETE FROM \(table) WHERE id IN (SELECT id FROM target) AND (NOT $6 OR \(Self.signInMethodCount) > 1)
+                    RETURNING id
+                ), audit AS (
+                    INSERT INTO audit_events (event, request_id, actor, user_handle, \(column), client_address)
+                    SELECT '\(event)', $2, $3, $5, d.id, $4 FROM deleted d
+                )
+                SELECT (SELECT count(*) FROM target), (SELECT count(*) FROM deleted)
+                """,
+            bindings: bindings))
+        guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return .unknown }
+        guard try result.decode(Int64.self, row: 0, column: 1) > 0 else { return .lastSignInMethod }
+        try revokeSessions(startedBy: kind, id: id, on: connection)
+        return .removed
     }
 
     /// The passkeys plus provider identities of the user in the CTE `owner`, as an SQL expression.

@@ -29,15 +29,16 @@ class Authenticator:
         self.key = os.path.join(directory, f"key-{uuid.uuid4().hex}.json")
         self.origin = origin
 
-    def _run(self, command, options):
+    def _run(self, command, options, extra=()):
         output = subprocess.run(
-            [SOFTKEY, command, "--key", self.key, "--origin", self.origin],
+            [SOFTKEY, command, "--key", self.key, "--origin", self.origin, *extra],
             input=json.dumps({"publicKey": options}).encode(), capture_output=True, check=True,
         ).stdout
         return json.loads(output)["credential"]
 
-    def register(self, options):
-        return self._run("register", options)
+    def register(self, options, silently=False):
+        """``silently``: as a passkey provider answers a conditional create (UP=0, UV=0)."""
+        return self._run("register", options, ["--up", "0", "--uv", "0"] if silently else [])
 
     def sign(self, options):
         return self._run("sign", options)

@@ -73,3 +73,41 @@ def test_a_wrong_key_is_unauthorized(client):
         client.authentication_begin()
     assert wrong.value.status == 401 and wrong.value.code == "unauthorized"
     assert client.health()
+
+
+def test_automatic_upgrade_and_self_service(client, authenticator, tmp_path):
+    from .conftest import Authenticator
+
+    # A password user of the backend: an account without a sign-in method, then an automatic upgrade by id.
+    user = client.create_user(unique("ann"), display_name="Ann")
+    with pytest.raises(PasskeydError) as taken:
+        client.create_user(user["name"])
+    assert taken.value.status == 409 and taken.value.code == "user_exists"
+    options = client.registration_begin(user_id=user["id"], mediation="conditional")
+    assert options["authenticatorSelection"]["userVerification"] == "preferred"
+    upgraded = client.registration_finish(authenticator.register(options, silently=True))
+    assert upgraded["credential"]["createdBy"] == "conditional" and upgraded["credential"]["userVerified"] is False
+    with pytest.raises(PasskeydError) as new_name:
+        client.registration_begin(user_name=unique("newcomer"), mediation="conditional")
+    assert new_name.value.code == "conditional_create_needs_user_id"
+
+    # The first sign-in verifies the user; its session's access token manages her own passkeys.
+    signed_in = client.authentication_finish(authenticator.sign(client.authentication_begin(user_id=user["id"])))
+    token = signed_in["session"]["accessToken"]
+    mine = client.me_credentials(token)
+    assert [c["id"] for c in mine] == [upgraded["credential"]["id"]] and mine[0]["userVerified"] is True
+    with pytest.raises(PasskeydError) as last:
+        client.me_delete_credential(token, mine[0]["id"])
+    assert last.value.status == 409 and last.value.code == "last_sign_in_method"
+    second = Authenticator(str(tmp_path), authenticator.origin)
+    begun = client.me_registration_begin(token, extensions={"credProps": True, "prf": {}})
+    added = client.me_registration_finish(token, second.register(begun), nickname="phone")
+    assert added["credential"]["extensions"] == {"discoverable": True, "largeBlobSupported": None, "prfEnabled": True}
+    assert client.me_rename_credential(token, added["credential"]["id"], "new phone")["nickname"] == "new phone"
+    with pytest.raises(PasskeydError) as bad:
+        client.authentication_begin(extensions={"credProps": True})
+    assert bad.value.status == 400 and bad.value.code == "extension_input_invalid"
+    client.me_delete_credential(token, mine[0]["id"])
+    with pytest.raises(PasskeydError) as ended:
+        client.me_credentials(token)
+    assert ended.value.status == 401 and ended.value.code == "session_revoked"

@@ -285,14 +285,27 @@ async function signIn(name) {
   }
 }
 
+// Whether the browser can create a passkey without a prompt (conditional create, WebAuthn L3 getClientCapabilities).
+async function conditionalCreateAvailable() {
+  if (typeof PublicKeyCredential?.getClientCapabilities !== "function") return false;
+  const capabilities = await PublicKeyCredential.getClientCapabilities().catch(() => ({}));
+  return capabilities.conditionalCreate === true;
+}
+
 // user: {name} signs a new user up (passkeyd answers 409 user_exists when the name is taken); {id} adds a passkey to
 // the signed-in user's own account (the demo session stands for the backend that authenticated this person).
-async function register(user, nickname) {
+// silently: an automatic upgrade (only for {id}): passkeyd's answer carries mediation "conditional", which goes to
+// navigator.credentials.create with the options; the passkey provider then creates it without a prompt.
+async function register(user, nickname, silently = false) {
   stopAutofill();
-  status("busy", "Creating a passkey…");
+  status("busy", silently ? "Asking for a passkey without a prompt…" : "Creating a passkey…");
   try {
-    const { publicKey } = await call("POST", "/demo/api/registration/begin", { user });
-    const credential = await navigator.credentials.create({ publicKey: creationOptions(publicKey) });
+    const begin = { user };
+    if (silently) begin.mediation = "conditional";
+    const { publicKey, mediation } = await call("POST", "/demo/api/registration/begin", begin);
+    const request = { publicKey: creationOptions(publicKey) };
+    if (mediation) request.mediation = mediation;
+    const credential = await navigator.credentials.create(request);
     const result = await call("POST", "/demo/api/registration/finish", {
       credential: credentialJSON(credential), nickname: nickname || null,
     });
@@ -345,7 +358,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   });
   $("add-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    if (signedInUser) register({ id: signedInUser.id }, $("add-nickname").value.trim());
+    if (signedInUser) register({ id: signedInUser.id }, $("add-nickname").value.trim(), $("add-silently").checked);
+  });
+  conditionalCreateAvailable().then((available) => {
+    $("conditional-create").textContent = available ? "this browser can" : "not offered by this browser";
   });
   $("signout").addEventListener("click", signOut);
   if (!window.PublicKeyCredential) {
