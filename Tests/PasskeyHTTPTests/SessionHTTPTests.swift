@@ -503,4 +503,45 @@ struct SessionHTTPTests {
             _ = try independentlyVerified(try #require(registration["accessToken"] as? String), jwks: jwks)
         }
     }
+
+    @Test("self-service identities: listed, the last method kept, unlinked once a passkey exists, another user's id 404")
+    func selfServiceIdentities() async throws {
+        let harness = SessionHarness()
+        try await harness.app.test(.router) { client in
+            let begun = try await client.post("/v1/idtoken/begin", Array(#"{"provider":"apple"}"#.utf8), headers: SessionHarness.api)
+            let nonce = try #require(begun.json["providerNonce"] as? String)
+            let finished = try await client.post("/v1/idtoken/finish", try Self.json([
+                "session": try #require(begun.json["session"] as? String), "provider": "apple", "idToken": TestIDP.shared.token(nonce: nonce),
+            ]), headers: SessionHarness.api)
+            #expect(finished.status == 201)
+            let token = try #require((finished.json["session"] as? [String: Any])?["accessToken"] as? String)
+            let user = try #require((finished.json["user"] as? [String: Any])?["id"] as? String)
+            let listed = try await client.get("/v1/me/identities", headers: SessionHarness.bearer(token))
+            let identities = try #require(listed.json["identities"] as? [[String: Any]])
+            let identity = try #require(identities.first?["id"] as? String)
+            #expect(identities.count == 1 && identities.first?["provider"] as? String == "apple")
+            let last = try await client.send(.delete, "/v1/me/identities/\(identity)", headers: SessionHarness.bearer(token))
+            #expect(last.status == 409 && last.errorCode == "last_sign_in_method")
+
+            // Another person cannot see or unlink it.
+            let (other, _, _) = try await harness.signIn(client, name: "olga")
+            let otherToken = try #require(other["accessToken"] as? String)
+            let stolen = try await client.send(.delete, "/v1/me/identities/\(identity)", headers: SessionHarness.bearer(otherToken))
+            #expect(stolen.status == 404 && stolen.errorCode == "identity_unknown")
+            #expect((try await client.get("/v1/me/identities", headers: SessionHarness.bearer(otherToken))).json["identities"] as? [Any] != nil)
+
+            // A passkey added through /v1/me, then the identity can go; its session ends with it.
+            let options = try await client.post("/v1/me/registration/begin", [], headers: SessionHarness.bearer(token))
+            let creation = try JSONDecoder().decode(PublicKeyWrapper<CreationOptionsJSON>.self, from: Data(options.body)).publicKey
+            let (response, _) = try SoftAuthenticator.register(options: creation, knobs: RegistrationKnobs(origin: Harness.origin))
+            let added = try await client.post(
+                "/v1/me/registration/finish", json: FinishRegistration(credential: response, nickname: nil), headers: SessionHarness.bearer(token))
+            #expect(added.status == 201 && (added.json["user"] as? [String: Any])?["id"] as? String == user)
+            #expect(try await client.send(.delete, "/v1/me/identities/\(identity)", headers: SessionHarness.bearer(token)).status == 204)
+            #expect(try await harness.store.identities(ofUser: try #require(Base64URL.decode(user))).isEmpty)
+            let events = try await harness.store.auditEvents(AuditQuery(userHandle: try #require(Base64URL.decode(user))))
+            #expect(events.last?.kind == .identityUnlinked && events.last?.context.actor == "user:" + user)
+            #expect(try await client.get("/v1/me/identities", headers: SessionHarness.bearer(token)).errorCode == "session_revoked")
+        }
+    }
 }
