@@ -5,7 +5,9 @@
 -- credential: an upgrade's first sign-in with UV=1 sets it.
 ALTER TABLE credentials
     ADD COLUMN created_by text NOT NULL DEFAULT 'modal',
-    ADD CONSTRAINT credentials_created_by_check CHECK (created_by IN ('modal', 'conditional')),
+    -- NOT VALID: every existing row has the default, so the check needs no scan of the table under this lock; new
+    -- and updated rows are checked.
+    ADD CONSTRAINT credentials_created_by_check CHECK (created_by IN ('modal', 'conditional')) NOT VALID,
     -- From the registration's client extension results (NULL when the client did not report them). Never PRF
     -- outputs or large blobs: those are the client's secrets and are not stored.
     ADD COLUMN cred_props_rk boolean NULL,

@@ -451,7 +451,9 @@ struct API: Sendable {
             response, nickname: nickname, audit: RequestScope.audit, requiredUser: requiredUser)
         if verified.mediation == .conditional { metrics.recordUpgrade("registered") }
         var session: SessionService.Issued?
-        if let sessions, sessions.issueOnRegistration, requiredUser == nil {
+        // No session for an automatic upgrade (created without a gesture: no sign-in happened here; the person is
+        // signed in by the method that preceded it) nor through /v1/me (already signed in).
+        if let sessions, sessions.issueOnRegistration, requiredUser == nil, verified.mediation != .conditional {
             session = try await sessions.start(
                 user: user.handle, origin: .registration,
                 amr: SignInMethod.passkey(userVerified: credential.record.uvInitialized, backupEligible: credential.record.backupEligible).amr,
@@ -483,6 +485,10 @@ struct API: Sendable {
         default: throw APIError.malformedJSON
         }
         let extensions = try extensionInputs(members["extensions"], for: .authentication)
+        if lookup == nil, let extensions, ExtensionInputs.needAllowedCredentials(extensions) {
+            // §10.1.4 / §10.1.5: the client refuses prf.evalByCredential and largeBlob.write without allowCredentials.
+            throw WebAuthnError(.extensionInputInvalid, "prf.evalByCredential and largeBlob.write need a user (allowCredentials)")
+        }
         if let lookup { try limitUser(lookup) }
         let options = try await service.beginAuthentication(user: lookup, userVerification: userVerification, extensions: extensions)
         return try json(status: .ok, ["publicKey": options])

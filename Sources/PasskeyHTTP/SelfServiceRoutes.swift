@@ -35,7 +35,7 @@ public struct SelfServicePolicy: Sendable, Hashable {
 ///     PATCH  /v1/me/credentials/:credentialId      {"nickname": string|null} → {"credential"}
 ///     DELETE /v1/me/credentials/:credentialId      204 (recent sign-in; 409 last_sign_in_method)
 ///     POST   /v1/me/registration/begin             {"mediation"?, "authenticatorSelection"?, …} → options (recent sign-in)
-///     POST   /v1/me/registration/finish            {"credential", "nickname"?} → 201 {"user", "credential"}
+///     POST   /v1/me/registration/finish            {"credential", "nickname"?} → 201 {"user", "credential"} (its begin's ceremony)
 ///     GET    /v1/me/identities                     {"identities": [...]} (with ID-token sign-in)
 ///     DELETE /v1/me/identities/:identityId         204 (recent sign-in; 409 last_sign_in_method)
 ///
@@ -95,7 +95,9 @@ func addSelfServiceRoutes(to router: Router<PasskeyRequestContext>, api: API, se
     }
     router.post("/v1/me/registration/finish") { request, context in
         await api.handle(request, context, .meRegistrationFinish) { body, _ in
-            let user = try await me.signedIn(request, recent: true)
+            // Recency was checked at begin; the ceremony is this person's and expires with its challenge. Checking it
+            // again here would refuse a passkey the authenticator has already made (an orphan on the device).
+            let user = try await me.signedIn(request, recent: false)
             return try await RequestScope.acting(as: user) { try await api.registrationFinish(body, forUser: user) }
         }
     }

@@ -8,7 +8,8 @@ public import WebAuthnCore
 ///     PASSKEYD_REAUTHENTICATION_WINDOW=300             seconds since sign-in within which /v1/me may add or remove a
 ///                                                      sign-in method (30-86400)
 ///     PASSKEYD_ALLOW_REMOVING_LAST_SIGN_IN_METHOD=off  let /v1/me remove a person's only way to sign in
-///     PASSKEYD_LARGE_BLOB_MAX_BYTES=4096               largest largeBlob.write a sign-in begin passes through (1-65536)
+///     PASSKEYD_LARGE_BLOB_MAX_BYTES=4096               largest largeBlob.write a sign-in begin passes through (1-32768:
+///                                                      its base64url must fit in a begin body)
 public struct UpgradeSettings: Sendable, Hashable {
     public var conditionalCreate = true
     public var pendingUpgradesPerUser = 3
@@ -31,6 +32,6 @@ public struct UpgradeSettings: Sendable, Hashable {
             warnings.append(
                 "PASSKEYD_ALLOW_REMOVING_LAST_SIGN_IN_METHOD: on: a person can delete their only passkey or identity from /v1/me and lock themselves out")
         }
-        extensionLimits.largeBlobMaxBytes = try reader.integer("PASSKEYD_LARGE_BLOB_MAX_BYTES", default: 4096, in: 1...65_536)
+        extensionLimits.largeBlobMaxBytes = try reader.integer("PASSKEYD_LARGE_BLOB_MAX_BYTES", default: 4096, in: 1...32_768)
     }
 }

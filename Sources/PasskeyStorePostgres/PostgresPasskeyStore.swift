@@ -512,7 +512,12 @@ public final class PostgresPasskeyStore: PasskeyStore {
     func removeSignInMethod(
         _ kind: SessionStarter, id: [UInt8], owner: [UInt8], keepingLast: Bool, audit: AuditContext, on connection: PGConnection
     ) throws -> SignInMethodRemoval {
-        if keepingLast { guard try Self.lockOwner(owner, on: connection) else { return .unknown } }
+        if keepingLast {
+            // The guard relies on each statement's fresh snapshot after the lock: READ COMMITTED, whatever the
+            // server's default_transaction_isolation says.
+            _ = try connection.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+            guard try Self.lockOwner(owner, on: connection) else { return .unknown }
+        }
         let (table, event, column) = switch kind {
         case .credential: ("credentials", "credential.deleted", "credential_id")
         case .identity: ("identities", "identity.unlinked", "identity_id")

@@ -501,6 +501,19 @@ struct SessionHTTPTests {
             let (registered, _) = try await Flow.register(client, name: "jo", apiKey: SessionHarness.apiKey)
             let registration = try #require(registered.json["session"] as? [String: Any])
             _ = try independentlyVerified(try #require(registration["accessToken"] as? String), jwks: jwks)
+
+            // An automatic upgrade's finish starts no session: nobody made a gesture (UP=0).
+            let jo = try #require((registered.json["user"] as? [String: Any])?["id"] as? String)
+            let upgrade = try await client.post(
+                "/v1/registration/begin", try Self.json(["user": ["id": jo], "mediation": "conditional"]), headers: SessionHarness.api)
+            var silent = RegistrationKnobs(origin: Harness.origin)
+            silent.userPresent = false
+            silent.userVerified = false
+            let (response, _) = try SoftAuthenticator.register(
+                options: try JSONDecoder().decode(PublicKeyWrapper<CreationOptionsJSON>.self, from: Data(upgrade.body)).publicKey, knobs: silent)
+            let upgraded = try await client.post(
+                "/v1/registration/finish", json: FinishRegistration(credential: response, nickname: nil), headers: SessionHarness.api)
+            #expect(upgraded.status == 201 && upgraded.json["session"] == nil)
         }
     }
 

@@ -155,6 +155,8 @@ struct ConditionalCreateTests {
             ["prf": .object(["eval": .object(["first": .string(Self.salt), "second": .string(Self.salt)])])],
             ["largeBlob": .object(["support": .string("preferred")])],
             ["largeBlob": .object(["support": .string("required")])],
+            ["credentialProtectionPolicy": .string("userVerificationRequired"), "enforceCredentialProtectionPolicy": .bool(true)],
+            ["minPinLength": .bool(true)],
         ]
         for inputs in registration { #expect(try ExtensionInputs.validated(inputs, for: .registration) == inputs) }
         let authentication: [[String: JSONValue]] = [
@@ -169,7 +171,11 @@ struct ConditionalCreateTests {
     @Test("each rule refuses its own violation", arguments: [
         // (ceremony is registration?, inputs as JSON, code)
         (true, #"{"appid": "https://x.test"}"#, "extension_unsupported"),
-        (false, #"{"credentialProtectionPolicy": "userVerificationRequired"}"#, "extension_unsupported"),
+        (false, #"{"hmacGetSecret": {"salt1": "AQ"}}"#, "extension_unsupported"),
+        (false, #"{"credentialProtectionPolicy": "userVerificationRequired"}"#, "extension_input_invalid"),
+        (true, #"{"credentialProtectionPolicy": "always"}"#, "extension_input_invalid"),
+        (true, #"{"enforceCredentialProtectionPolicy": true}"#, "extension_input_invalid"),
+        (true, #"{"minPinLength": 4}"#, "extension_input_invalid"),
         (false, #"{"credProps": true}"#, "extension_input_invalid"),
         (true, #"{"credProps": false}"#, "extension_input_invalid"),
         (true, #"{"prf": true}"#, "extension_input_invalid"),
@@ -192,6 +198,22 @@ struct ConditionalCreateTests {
         #expect(throws: WebAuthnError(WebAuthnError.Code(rawValue: code))) {
             try ExtensionInputs.validated(inputs, for: registration ? .registration : .authentication)
         }
+    }
+
+    @Test("prf.evalByCredential keeps only allowCredentials' entries; discoverable begins cannot use it or largeBlob.write")
+    func evalByCredentialFollowsAllowCredentials() throws {
+        let allowed: [UInt8] = Array(repeating: 2, count: 32), other: [UInt8] = Array(repeating: 5, count: 32)
+        let salts: JSONValue = .object(["first": .string(Self.salt)])
+        let inputs: [String: JSONValue] = [
+            "prf": .object(["evalByCredential": .object([Base64URL.encode(allowed): salts, Base64URL.encode(other): salts])]),
+        ]
+        let (options, _) = Fixture.relyingParty().beginAuthentication(
+            allowCredentials: [CredentialDescriptor(id: allowed)], userHandle: Fixture.userHandle, extensions: inputs,
+            challengeSource: FixedChallenges(), now: Fixture.now)
+        #expect(options.extensions?["prf"] == .object(["evalByCredential": .object([Base64URL.encode(allowed): salts])]))
+        #expect(ExtensionInputs.needAllowedCredentials(inputs))
+        #expect(ExtensionInputs.needAllowedCredentials(["largeBlob": .object(["write": .string("AQ")])]))
+        #expect(!ExtensionInputs.needAllowedCredentials(["largeBlob": .object(["read": .bool(true)]), "prf": .object(["eval": salts])]))
     }
 
     @Test("size limits: PRF salts of 65 bytes, too many credentials, a blob over the configured size")

@@ -9,7 +9,8 @@ extension RelyingParty {
     ///   - userHandle: the identified user's handle, or nil when the assertion's userHandle will identify the user.
     ///   - userVerification: a per-ceremony request; never weaker than the policy.
     ///   - hints: client hints (`security-key`, `client-device`, `hybrid`).
-    ///   - extensions: extension inputs to pass through; `appid` is added when `legacyAppID` is configured.
+    ///   - extensions: extension inputs to pass through; `appid` is added when `legacyAppID` is configured, and
+    ///     `prf.evalByCredential` keeps only the entries of `allowCredentials` (§10.1.4: the client refuses others).
     ///   - challengeSource: randomness for the challenge.
     ///   - now: the current time.
     /// - Returns: the options for the client and the state to keep for `finishAuthentication`.
@@ -21,7 +22,7 @@ extension RelyingParty {
     ) -> (options: RequestOptionsJSON, state: AuthenticationState) {
         let challenge = challengeSource.bytes(count: OptionValues.challengeLength)
         let uv = userVerification.effective(requested)
-        var extensions = requestedExtensions
+        var extensions = requestedExtensions.map { ExtensionInputs.restrictingEvalByCredential($0, to: allowCredentials.map(\.id)) }
         if let legacyAppID {
             extensions = extensions ?? [:]
             extensions?["appid"] = .string(legacyAppID)

@@ -15,9 +15,10 @@ public struct ExtensionLimits: Sendable, Hashable {
 }
 
 /// The client extension inputs passkeyd passes through to the options, validated: `credProps` (registration),
-/// `prf` and `largeBlob` (both ceremonies, with the members each ceremony allows, WebAuthn L3 §10.1.4 and §10.1.5).
-/// Anything else is `extension_unsupported`; a malformed input is `extension_input_invalid`. Pure; the begin
-/// endpoints call it before any I/O.
+/// `prf` and `largeBlob` (both ceremonies, with the members each ceremony allows, WebAuthn L3 §10.1.4 and §10.1.5),
+/// and CTAP's registration extensions `credentialProtectionPolicy` with `enforceCredentialProtectionPolicy`
+/// (credProtect) and `minPinLength`. Anything else is `extension_unsupported`; a malformed input, or one of another
+/// ceremony, is `extension_input_invalid`. Pure; the begin endpoints call it before any I/O.
 public enum ExtensionInputs {
     /// Which ceremony the inputs are for.
     public enum Ceremony: Sendable { case registration, authentication }
@@ -28,9 +29,19 @@ public enum ExtensionInputs {
     ) throws(WebAuthnError) -> [String: JSONValue] {
         for (name, value) in inputs {
             switch name {
-            case "credProps":
-                guard ceremony == .registration else { throw invalid("credProps is a registration extension") }
-                guard value == .bool(true) else { throw invalid("credProps must be true") }
+            case "credProps", "minPinLength":
+                guard ceremony == .registration else { throw invalid("\(name) is a registration extension") }
+                guard value == .bool(true) else { throw invalid("\(name) must be true") }
+            case "credentialProtectionPolicy":
+                guard ceremony == .registration else { throw invalid("\(name) is a registration extension") }
+                guard case .string(let policy) = value, Self.credentialProtectionPolicies.contains(policy) else {
+                    throw invalid("credentialProtectionPolicy must be one of \(Self.credentialProtectionPolicies.sorted())")
+                }
+            case "enforceCredentialProtectionPolicy":
+                guard ceremony == .registration else { throw invalid("\(name) is a registration extension") }
+                guard value.boolValue != nil, inputs["credentialProtectionPolicy"] != nil else {
+                    throw invalid("enforceCredentialProtectionPolicy is a boolean next to credentialProtectionPolicy")
+                }
             case "prf":
                 try prf(value, ceremony, limits)
             case "largeBlob":
@@ -43,6 +54,29 @@ public enum ExtensionInputs {
     }
 
     private static func invalid(_ reason: String) -> WebAuthnError { WebAuthnError(.extensionInputInvalid, reason) }
+
+    static let credentialProtectionPolicies: Set<String> = [
+        "userVerificationOptional", "userVerificationOptionalWithCredentialIDList", "userVerificationRequired",
+    ]
+
+    /// Whether validated sign-in inputs need `allowCredentials` (a named user): a non-empty `prf.evalByCredential`
+    /// or `largeBlob.write` (§10.1.4, §10.1.5: the client refuses them for a discoverable request).
+    public static func needAllowedCredentials(_ inputs: [String: JSONValue]) -> Bool {
+        if case .object(let prf)? = inputs["prf"], case .object(let entries)? = prf["evalByCredential"], !entries.isEmpty { return true }
+        if case .object(let blob)? = inputs["largeBlob"], blob["write"] != nil { return true }
+        return false
+    }
+
+    /// `inputs` with `prf.evalByCredential` cut to the entries whose key is one of `allowed` (§10.1.4: the client
+    /// refuses a key outside allowCredentials).
+    static func restrictingEvalByCredential(_ inputs: [String: JSONValue], to allowed: [[UInt8]]) -> [String: JSONValue] {
+        guard case .object(var prf)? = inputs["prf"], case .object(let entries)? = prf["evalByCredential"] else { return inputs }
+        let ids = Set(allowed)
+        prf["evalByCredential"] = .object(entries.filter { key, _ in Base64URL.decodeStrict(key).map(ids.contains) ?? false })
+        var restricted = inputs
+        restricted["prf"] = .object(prf)
+        return restricted
+    }
 
     private static func object(_ value: JSONValue, _ name: String, allowed: Set<String>) throws(WebAuthnError) -> [String: JSONValue] {
         guard case .object(let members) = value else { throw invalid("\(name) must be an object") }
