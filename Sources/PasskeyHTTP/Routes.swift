@@ -485,10 +485,6 @@ struct API: Sendable {
         default: throw APIError.malformedJSON
         }
         let extensions = try extensionInputs(members["extensions"], for: .authentication)
-        if lookup == nil, let extensions, ExtensionInputs.needAllowedCredentials(extensions) {
-            // §10.1.4 / §10.1.5: the client refuses prf.evalByCredential and largeBlob.write without allowCredentials.
-            throw WebAuthnError(.extensionInputInvalid, "prf.evalByCredential and largeBlob.write need a user (allowCredentials)")
-        }
         if let lookup { try limitUser(lookup) }
         let options = try await service.beginAuthentication(user: lookup, userVerification: userVerification, extensions: extensions)
         return try json(status: .ok, ["publicKey": options])

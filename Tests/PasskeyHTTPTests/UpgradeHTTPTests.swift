@@ -227,8 +227,6 @@ struct UpgradeHTTPTests {
                     ("/v1/registration/begin", ["appid": "https://x.test"] as [String: Any], "extension_unsupported"),
                     ("/v1/registration/begin", ["largeBlob": ["read": true]], "extension_input_invalid"),
                     ("/v1/authentication/begin", ["credProps": true], "extension_input_invalid"),
-                    ("/v1/authentication/begin", ["largeBlob": ["write": salt]], "extension_input_invalid"),  // no user
-                    ("/v1/authentication/begin", ["prf": ["evalByCredential": [salt: ["first": salt]]]], "extension_input_invalid"),
                     ("/v1/authentication/begin", ["prf": ["eval": ["first": Base64URL.encode(Array(repeating: 1, count: 65))]]], "extension_input_invalid"),
                 ] {
                     var members: [String: Any] = ["extensions": extensions]
@@ -240,6 +238,11 @@ struct UpgradeHTTPTests {
                     "/v1/authentication/begin", try Self.bytes(["extensions": ["largeBlob": ["read": true], "prf": ["eval": ["first": salt]]]]),
                     headers: Self.api)
                 #expect(read.status == 200)
+                // Without a user (no allowCredentials) no evalByCredential entry is kept: the client would refuse any.
+                let discoverable = try await client.post(
+                    "/v1/authentication/begin", try Self.bytes(["extensions": ["prf": ["evalByCredential": [salt: ["first": salt]]]]]), headers: Self.api)
+                let prf = try #require(((discoverable.json["publicKey"] as? [String: Any])?["extensions"] as? [String: Any])?["prf"] as? [String: Any])
+                #expect(discoverable.status == 200 && (prf["evalByCredential"] as? [String: Any])?.isEmpty == true)
                 #expect(try await schema.count("users", where: "name = 'frank'") == 0)
             }
         }

@@ -174,7 +174,7 @@ struct ConditionalCreateTests {
         (false, #"{"hmacGetSecret": {"salt1": "AQ"}}"#, "extension_unsupported"),
         (false, #"{"credentialProtectionPolicy": "userVerificationRequired"}"#, "extension_input_invalid"),
         (true, #"{"credentialProtectionPolicy": "always"}"#, "extension_input_invalid"),
-        (true, #"{"enforceCredentialProtectionPolicy": true}"#, "extension_input_invalid"),
+        (true, #"{"enforceCredentialProtectionPolicy": "yes"}"#, "extension_input_invalid"),
         (true, #"{"minPinLength": 4}"#, "extension_input_invalid"),
         (false, #"{"credProps": true}"#, "extension_input_invalid"),
         (true, #"{"credProps": false}"#, "extension_input_invalid"),
@@ -200,7 +200,7 @@ struct ConditionalCreateTests {
         }
     }
 
-    @Test("prf.evalByCredential keeps only allowCredentials' entries; discoverable begins cannot use it or largeBlob.write")
+    @Test("prf.evalByCredential keeps only allowCredentials' entries, none in a discoverable request")
     func evalByCredentialFollowsAllowCredentials() throws {
         let allowed: [UInt8] = Array(repeating: 2, count: 32), other: [UInt8] = Array(repeating: 5, count: 32)
         let salts: JSONValue = .object(["first": .string(Self.salt)])
@@ -211,9 +211,10 @@ struct ConditionalCreateTests {
             allowCredentials: [CredentialDescriptor(id: allowed)], userHandle: Fixture.userHandle, extensions: inputs,
             challengeSource: FixedChallenges(), now: Fixture.now)
         #expect(options.extensions?["prf"] == .object(["evalByCredential": .object([Base64URL.encode(allowed): salts])]))
-        #expect(ExtensionInputs.needAllowedCredentials(inputs))
-        #expect(ExtensionInputs.needAllowedCredentials(["largeBlob": .object(["write": .string("AQ")])]))
-        #expect(!ExtensionInputs.needAllowedCredentials(["largeBlob": .object(["read": .bool(true)]), "prf": .object(["eval": salts])]))
+        // A discoverable request (no allowCredentials): none is kept, as the client refuses any.
+        let (discoverable, _) = Fixture.relyingParty().beginAuthentication(
+            allowCredentials: [], userHandle: nil, extensions: inputs, challengeSource: FixedChallenges(), now: Fixture.now)
+        #expect(discoverable.extensions?["prf"] == .object(["evalByCredential": .object([:])]))
     }
 
     @Test("size limits: PRF salts of 65 bytes, too many credentials, a blob over the configured size")

@@ -39,9 +39,7 @@ public enum ExtensionInputs {
                 }
             case "enforceCredentialProtectionPolicy":
                 guard ceremony == .registration else { throw invalid("\(name) is a registration extension") }
-                guard value.boolValue != nil, inputs["credentialProtectionPolicy"] != nil else {
-                    throw invalid("enforceCredentialProtectionPolicy is a boolean next to credentialProtectionPolicy")
-                }
+                guard value.boolValue != nil else { throw invalid("enforceCredentialProtectionPolicy must be a boolean") }
             case "prf":
                 try prf(value, ceremony, limits)
             case "largeBlob":
@@ -59,16 +57,9 @@ public enum ExtensionInputs {
         "userVerificationOptional", "userVerificationOptionalWithCredentialIDList", "userVerificationRequired",
     ]
 
-    /// Whether validated sign-in inputs need `allowCredentials` (a named user): a non-empty `prf.evalByCredential`
-    /// or `largeBlob.write` (§10.1.4, §10.1.5: the client refuses them for a discoverable request).
-    public static func needAllowedCredentials(_ inputs: [String: JSONValue]) -> Bool {
-        if case .object(let prf)? = inputs["prf"], case .object(let entries)? = prf["evalByCredential"], !entries.isEmpty { return true }
-        if case .object(let blob)? = inputs["largeBlob"], blob["write"] != nil { return true }
-        return false
-    }
-
     /// `inputs` with `prf.evalByCredential` cut to the entries whose key is one of `allowed` (§10.1.4: the client
-    /// refuses a key outside allowCredentials).
+    /// refuses a key outside allowCredentials, and any key when allowCredentials is empty: a discoverable request keeps
+    /// an empty `evalByCredential`).
     static func restrictingEvalByCredential(_ inputs: [String: JSONValue], to allowed: [[UInt8]]) -> [String: JSONValue] {
         guard case .object(var prf)? = inputs["prf"], case .object(let entries)? = prf["evalByCredential"] else { return inputs }
         let ids = Set(allowed)
