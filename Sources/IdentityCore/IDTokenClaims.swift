@@ -43,6 +43,7 @@ struct IDTokenClaims {
         guard case .string(let issuer)? = members["iss"], profile.issuers.contains(issuer) else {
             throw IdentityError(.issuerMismatch, "iss \(describe(members["iss"])) is not \(profile.issuers)")
         }
+        // Every accepted spelling names one issuer: the identity is (canonical issuer, subject) whichever was used.
         // aud (a string or an array); with several audiences, azp must name ours (OpenID Connect Core §3.1.3.7).
         let audiences: [String]
         switch members["aud"] {
@@ -64,10 +65,16 @@ struct IDTokenClaims {
                 throw IdentityError(.audienceMismatch, "several audiences and azp \(describe(members["azp"])) is not ours")
             }
         }
-        // exp, iat
+        // exp, nbf, iat (each a JSON number when present; auth_time too, though nothing reads its value)
         guard let exp = try numericDate("exp") else { throw IdentityError(.expired, "no exp") }
         guard now.timeIntervalSince1970 <= exp + profile.clockSkew else {
             throw IdentityError(.expired, "exp \(Int(exp)) is before now \(Int(now.timeIntervalSince1970)) - \(Int(profile.clockSkew)) s")
+        }
+        if let nbf = try numericDate("nbf") {
+            guard nbf <= now.timeIntervalSince1970 + profile.clockSkew else {
+                throw IdentityError(
+                    .notYetValid, "nbf \(Int(nbf)) is after now \(Int(now.timeIntervalSince1970)) + \(Int(profile.clockSkew)) s")
+            }
         }
         guard let iat = try numericDate("iat") else { throw IdentityError(.issuedAtInvalid, "no iat") }
         guard iat <= now.timeIntervalSince1970 + profile.clockSkew else {
@@ -76,6 +83,7 @@ struct IDTokenClaims {
         guard now.timeIntervalSince1970 - iat <= profile.maxTokenAge + profile.clockSkew else {
             throw IdentityError(.issuedAtInvalid, "token issued \(Int(now.timeIntervalSince1970 - iat)) s ago (max \(Int(profile.maxTokenAge)) s)")
         }
+        _ = try numericDate("auth_time")
         // nonce, compared in constant time under the provider's rule.
         guard let nonceValue = members["nonce"] else { throw IdentityError(.nonceMissing, "the token has no nonce") }
         guard case .string(let nonce) = nonceValue else { throw IdentityError(.nonceMismatch, "nonce is not a string") }
@@ -88,23 +96,21 @@ struct IDTokenClaims {
             throw IdentityError(.subjectMissing, "sub \(describe(members["sub"]))")
         }
         return VerifiedIdentity(
-            provider: profile.name, issuer: issuer, subject: subject, audience: audience,
+            provider: profile.name, issuer: profile.canonicalIssuer, subject: subject, audience: audience,
             email: string("email"), emailVerified: flag("email_verified"), isPrivateEmail: flag("is_private_email"),
             realUserStatus: integer("real_user_status"), name: string("name"),
             issuedAt: Date(timeIntervalSince1970: iat), expiresAt: Date(timeIntervalSince1970: exp))
     }
 
-    /// A NumericDate (RFC 7519 §2): a JSON number; also a string of decimal digits, as some Apple-shaped tokens carry
-    /// `iat` (see the vectors' README).
+    /// A NumericDate (RFC 7519 §2): a JSON number of seconds since 1970, 0 ≤ value < 10¹¹. Anything else, a string
+    /// of digits included (the aspnet-contrib Apple-shaped vectors carry `iat` so), is `malformed`; `nil` when absent.
     private func numericDate(_ name: String) throws(IdentityError) -> Double? {
         switch members[name] {
         case nil: return nil
         case .number(let value)?:
             guard value.isFinite, value >= 0, value < 1e11 else { throw IdentityError(.malformed, "\(name) is out of range") }
             return value
-        case .string(let text)? where !text.isEmpty && text.utf8.count <= 11 && text.utf8.allSatisfy({ (0x30...0x39).contains($0) }):
-            return Double(text)
-        default: throw IdentityError(.malformed, "\(name) is not a NumericDate")
+        default: throw IdentityError(.malformed, "\(name) is not a NumericDate (a JSON number)")
         }
     }
 

@@ -15,7 +15,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         // The JWS.
         /// Larger than the provider's cap.
         case tooLarge = "idtoken_too_large"
-        /// Not a compact JWS with a JSON object header, or claims that are not a JSON object of the right types.
+        /// Not a compact JWS with a JSON object header and a string `alg`, or claims that are not a JSON object of the
+        /// right types (a NumericDate claim that is not a JSON number included).
         case malformed = "idtoken_malformed"
         /// The header carries `crit`.
         case criticalHeader = "idtoken_critical_header"
@@ -35,6 +36,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         case audienceMismatch = "idtoken_audience_mismatch"
         /// `exp` is missing or in the past (beyond the allowed skew).
         case expired = "idtoken_expired"
+        /// `nbf` is present and in the future (beyond the allowed skew).
+        case notYetValid = "idtoken_not_yet_valid"
         /// `iat` is missing or in the future (beyond the allowed skew), or the token is older than the provider's
         /// maximum age.
         case issuedAtInvalid = "idtoken_issued_at_invalid"

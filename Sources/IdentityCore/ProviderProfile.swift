@@ -15,7 +15,8 @@ public enum NonceRule: String, Sendable, Hashable, CaseIterable {
 public struct ProviderProfile: Sendable, Hashable {
     /// The name clients use (`apple`, `line`, `google`, or a configured name): lowercase letters, digits, `-`.
     public var name: String
-    /// Accepted `iss` values, compared exactly (Google uses two spellings).
+    /// Accepted `iss` values, compared exactly (Google uses two spellings). All of them name one issuer: the first is
+    /// the canonical spelling (``canonicalIssuer``), the one an identity is stored under whichever the token carried.
     public var issuers: [String]
     /// Accepted `aud` values: the app's client ids (Apple: bundle ids for native sign-in, Services IDs for web).
     public var audiences: [String]
@@ -26,7 +27,7 @@ public struct ProviderProfile: Sendable, Hashable {
     public var hmacSecret: [UInt8]?
     /// How `nonce` is compared.
     public var nonceRule: NonceRule
-    /// Allowed clock difference for `exp` and `iat`.
+    /// Allowed clock difference for `exp`, `nbf` and `iat`.
     public var clockSkew: TimeInterval
     /// The oldest `iat` accepted (the app just signed in; a day-old token is not a fresh sign-in).
     public var maxTokenAge: TimeInterval
@@ -48,6 +49,9 @@ public struct ProviderProfile: Sendable, Hashable {
         self.maxTokenBytes = maxTokenBytes
     }
 
+    /// The issuer an identity of this provider is stored under: the first of ``issuers``.
+    public var canonicalIssuer: String { issuers.first ?? "" }
+
     /// The algorithms actually accepted: HMAC ones only with a configured secret.
     public var effectiveAlgorithms: Set<JWSAlgorithm> {
         hmacSecret == nil ? algorithms.filter { !$0.isHMAC } : algorithms
@@ -67,7 +71,7 @@ public struct ProviderProfile: Sendable, Hashable {
                         nonceRule: .raw)
     }
 
-    /// Google: both issuer spellings it uses, RS256, the nonce as it is.
+    /// Google: both issuer spellings it uses (`https://accounts.google.com` canonical), RS256, the nonce as it is.
     public static func google(clientIDs: [String]) -> ProviderProfile {
         ProviderProfile(name: "google", issuers: ["https://accounts.google.com", "accounts.google.com"],
                         audiences: clientIDs, algorithms: [.rs256], nonceRule: .raw)

@@ -27,8 +27,8 @@ public enum IdentityLinkRequest: Sendable, Hashable {
 /// ID-token sign-in as the API runs it: the pure core, the provider keys and the store; no HTTP.
 ///
 /// Begin saves a session as a ceremony of kind `idtoken` (single use, expiring, capped and purged like passkey
-/// ceremonies). Finish takes the session first (so it is used up whatever happens next), checks it, verifies the
-/// token with the provider's keys, then signs the identity in (returning, new user, or attached to the user the
+/// ceremonies). Finish takes the session first (so it is used up whatever happens next), checks that the named provider
+/// is configured and that the session is known and was begun for it, verifies the token with the provider's keys, then signs the identity in (returning, new user, or attached to the user the
 /// backend named by id).
 public struct IdentityService: Sendable {
     public let providers: [String: IdentityProvider]
@@ -88,13 +88,14 @@ public struct IdentityService: Sendable {
         sessionID: [UInt8], provider name: String, token: [UInt8], link: IdentityLinkRequest, authorizationCode: String? = nil,
         audit: AuditContext
     ) async throws -> IdentitySignInResult {
-        let provider = try provider(name)
-        // Session ids are 16 bytes; anything else was never one (and nothing is taken).
+        // The session is taken first, so that every finish that names it uses it up, whatever is refused next (an
+        // unconfigured provider included). Session ids are 16 bytes; anything else was never one (nothing is taken).
         var pending: PendingIDTokenSession?
         if sessionID.count == IDTokenSignIn.sessionIDLength,
            let ceremony = try await ceremonies.takeCeremony(challenge: sessionID, kind: .idToken) {
             pending = PendingIDTokenSession(id: sessionID, encodedState: ceremony.state, expiresAt: ceremony.expiresAt)
         }
+        let provider = try provider(name)
         let current = now()
         let session = try IDTokenSignIn.checkSession(pending, provider: name, now: current)
         let unverified = try UnverifiedIDToken(token, profile: provider.profile)

@@ -123,6 +123,49 @@ struct IDTokenVerificationTests {
         #expect(code { try verify(m.token(duplicate)) } == .malformed)
     }
 
+    @Test("nbf: in the future beyond the skew is idtoken_not_yet_valid, checked after exp and before iat; within the skew passes")
+    func notBefore() {
+        let m = Minter.shared
+        let t = Self.now.timeIntervalSince1970
+        #expect(code { try verify(m.token(claims(["nbf": .number(t + 61)]))) } == .notYetValid)
+        #expect(code { try verify(m.token(claims(["nbf": .number(t + 59)]))) } == nil)  // within the skew
+        #expect(code { try verify(m.token(claims(["nbf": .number(t - 5)]))) } == nil)
+        var strict = Self.apple
+        strict.clockSkew = 0
+        #expect(code { try verify(m.token(claims(["nbf": .number(t + 1)])), profile: strict) } == .notYetValid)
+        #expect(code { try verify(m.token(claims(["nbf": .number(t)])), profile: strict) } == nil)
+        // Order: an expired token is expired whatever its nbf; a future nbf is reported before a bad iat.
+        #expect(code { try verify(m.token(claims(["nbf": .number(t + 600), "exp": .number(t - 600)]))) } == .expired)
+        #expect(code { try verify(m.token(claims(["nbf": .number(t + 600), "iat": .number(t + 600)]))) } == .notYetValid)
+    }
+
+    @Test("NumericDate claims (exp, nbf, iat, auth_time) are JSON numbers: a string of digits, a bool, null are idtoken_malformed")
+    func numericDates() {
+        let m = Minter.shared
+        let t = Self.now.timeIntervalSince1970
+        let digits = JSONValue.string(String(Int(t)))
+        for name in ["exp", "nbf", "iat", "auth_time"] {
+            for value: JSONValue in [digits, .bool(true), .null, .number(-1), .number(1e12)] {
+                #expect(code { try verify(m.token(claims([name: value]))) } == .malformed, "\(name) = \(value)")
+            }
+        }
+        #expect(code { try verify(m.token(claims(["auth_time": .number(t - 30)]))) } == nil)
+        #expect(code { try verify(m.token(claims(["nbf": .number(t - 30), "auth_time": .number(t - 30)]))) } == nil)
+    }
+
+    @Test("Google's two issuer spellings are one issuer: the identity carries the canonical one whichever the token used")
+    func canonicalIssuer() throws {
+        let google = ProviderProfile.google(clientIDs: ["1234.apps.googleusercontent.com"])
+        #expect(google.canonicalIssuer == "https://accounts.google.com")
+        #expect(Self.apple.canonicalIssuer == "https://appleid.apple.com")
+        for spelling in ["https://accounts.google.com", "accounts.google.com"] {
+            let identity = try verify(Minter.shared.token(claims(["iss": .string(spelling)], profile: google)), profile: google)
+            #expect(identity.issuer == "https://accounts.google.com" && identity.subject == "001234.abcdef.0001", "\(spelling)")
+        }
+        #expect(code { try verify(Minter.shared.token(claims(["iss": .string("http://accounts.google.com")], profile: google)), profile: google) }
+            == .issuerMismatch)
+    }
+
     @Test("session checks: none, expired, begun for another provider")
     func sessionChecks() {
         #expect(throws: IdentityError(.sessionUnknown, "")) { try IDTokenSignIn.checkSession(nil, provider: "apple", now: Self.now) }

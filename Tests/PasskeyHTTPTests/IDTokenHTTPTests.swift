@@ -91,13 +91,14 @@ struct IDTokenHTTPTests {
 
     /// A fresh schema and an instance with the test providers; both shut down and dropped (awaited) afterwards.
     static func withInstance(
-        keys: (any ProviderKeySource)? = nil, timeout: TimeInterval = 300,
+        keys: (any ProviderKeySource)? = nil, timeout: TimeInterval = 300, extraProviders: [ProviderProfile] = [],
         _ body: @escaping @Sendable (HTTPTestSchema, any TestClientProtocol) async throws -> Void
     ) async throws {
         let schema = try await HTTPTestSchema.create(baseURL: try #require(PostgresHTTP.databaseURL))
+        let providers = idp.providers(keys: keys) + extraProviders.map { IdentityProvider(profile: $0, keys: keys ?? StaticKeySource(idp.keys)) }
         let instance = PostgresHTTPInstance(
             url: schema.url, configuration: HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey]),
-            identityProviders: idp.providers(keys: keys), identitySessionTimeout: timeout)
+            identityProviders: providers, identitySessionTimeout: timeout)
         do {
             try await instance.app.test(.router) { client in try await body(schema, client) }
         } catch {
@@ -289,7 +290,6 @@ struct IDTokenHTTPTests {
                 ("{", 400, "malformed_json"),
                 (#"{"provider":"apple"}"#, 400, "malformed_json"),
                 (#"{"session":"***","provider":"apple","idToken":"a.b.c"}"#, 400, "malformed_base64"),
-                (#"{"session":"\#(begun.session)","provider":"facebook","idToken":"a.b.c"}"#, 400, "idtoken_provider_unknown"),
                 (#"{"session":"\#(begun.session)","provider":"apple","idToken":"x","user":{"name":"a","id":"b"}}"#, 400, "malformed_json"),
             ]
             for (body, status, code) in cases {
@@ -297,10 +297,17 @@ struct IDTokenHTTPTests {
                 #expect(reply.status == status && reply.errorCode == code, "\(body): \(reply.status) \(reply.errorCode ?? "-")")
             }
             #expect(try await schema.snapshot() == snapshot)  // the session is still there: nothing identified it
+            // A finish naming a provider that is not configured is refused after the session is taken: used up.
+            let unconfigured = try await Self.finish(
+                client, session: begun.session, provider: "facebook", token: Self.idp.token(nonce: begun.providerNonce))
+            #expect(unconfigured.status == 400 && unconfigured.errorCode == "idtoken_provider_unknown")
+            #expect(try await schema.count("ceremonies") == 0)
+            let afterUnconfigured = try await Self.finish(client, session: begun.session, token: Self.idp.token(nonce: begun.providerNonce))
+            #expect(afterUnconfigured.status == 400 && afterUnconfigured.errorCode == "idtoken_session_unknown")
             let unknownBegin = try await client.post("/v1/idtoken/begin", Array(#"{"provider":"facebook"}"#.utf8))
             #expect(unknownBegin.status == 400 && unknownBegin.errorCode == "idtoken_provider_unknown")
             let huge = String(repeating: "a", count: 9_000) + ".b.c"
-            let oversized = try await Self.finish(client, session: begun.session, token: huge)
+            let oversized = try await Self.finish(client, session: try await Self.begin(client).session, token: huge)
             #expect(oversized.status == 400 && oversized.errorCode == "idtoken_too_large")
             #expect(try await schema.count("users") == 0)
         }
@@ -309,6 +316,56 @@ struct IDTokenHTTPTests {
             let reply = try await Self.finish(client, session: begun.session, token: Self.idp.token(nonce: begun.providerNonce))
             #expect(reply.status == 503 && reply.errorCode == "provider_unavailable")
             #expect(try await schema.count("users") == 0)
+        }
+    }
+
+    @Test("time claims: nbf in the future is 422 idtoken_not_yet_valid, a NumericDate as a string is 400 idtoken_malformed; each uses its session up and creates nobody")
+    func timeClaims() async throws {
+        try await Self.withInstance { schema, client in
+            let now = Date().timeIntervalSince1970.rounded(.down)
+            let cases: [([String: JSONValue?], Int, String)] = [
+                (["nbf": .number(now + 3600)], 422, "idtoken_not_yet_valid"),
+                (["exp": .string(String(Int(now + 600)))], 400, "idtoken_malformed"),
+                (["iat": .string(String(Int(now)))], 400, "idtoken_malformed"),
+                (["nbf": .string(String(Int(now)))], 400, "idtoken_malformed"),
+                (["auth_time": .string(String(Int(now)))], 400, "idtoken_malformed"),
+            ]
+            for (changes, status, code) in cases {
+                let begun = try await Self.begin(client)
+                let reply = try await Self.finish(client, session: begun.session, token: Self.idp.token(nonce: begun.providerNonce, changes))
+                #expect(reply.status == status && reply.errorCode == code, "\(changes): \(reply.status) \(reply.errorCode ?? "-")")
+                let retry = try await Self.finish(client, session: begun.session, token: Self.idp.token(nonce: begun.providerNonce))
+                #expect(retry.errorCode == "idtoken_session_unknown", "\(changes): the session was used up")
+            }
+            #expect(try await schema.count("users") == 0)
+            #expect(try await schema.count("identities") == 0)
+            #expect(try await schema.count("ceremonies") == 0)
+            // A past nbf and a numeric auth_time sign in.
+            let begun = try await Self.begin(client)
+            let good = try await Self.finish(client, session: begun.session, token: Self.idp.token(
+                nonce: begun.providerNonce, ["nbf": .number(now - 5), "auth_time": .number(now - 5)]))
+            #expect(good.status == 201, "\(good.status) \(good.errorCode ?? "-")")
+        }
+    }
+
+    @Test("Google's two issuer spellings are one identity: stored under https://accounts.google.com, found with either")
+    func googleIssuerSpellings() async throws {
+        let google = ProviderProfile.google(clientIDs: ["1234.apps.googleusercontent.com"])
+        try await Self.withInstance(extraProviders: [google]) { schema, client in
+            var userIDs: [String] = []
+            for spelling in ["accounts.google.com", "https://accounts.google.com", "accounts.google.com"] {
+                let begun = try await Self.begin(client, "google")
+                #expect(begun.providerNonce == begun.nonce, "Google takes the nonce as it is")
+                let reply = try await Self.finish(
+                    client, session: begun.session, provider: "google",
+                    token: Self.idp.token(google, nonce: begun.providerNonce, subject: "108234567890", ["iss": .string(spelling)]))
+                #expect(reply.status == (userIDs.isEmpty ? 201 : 200), "\(spelling): \(reply.status) \(reply.errorCode ?? "-")")
+                #expect((reply.json["identity"] as? [String: Any])?["issuer"] as? String == "https://accounts.google.com")
+                userIDs.append(try #require((reply.json["user"] as? [String: Any])?["id"] as? String))
+            }
+            #expect(Set(userIDs).count == 1, "one person, one user")
+            #expect(try await schema.count("users") == 1)
+            #expect(try await schema.count("identities", where: "issuer = 'https://accounts.google.com' AND subject = '108234567890'") == 1)
         }
     }
 }
