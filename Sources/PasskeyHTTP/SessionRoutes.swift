@@ -229,6 +229,8 @@ extension APIError {
             self.init(status: 400, code: error.code.rawValue, message: "The handoff code is unknown, used or expired.")
         case .handoffVerifierRequired, .handoffVerifierMalformed, .handoffVerifierMismatch:
             self.init(status: 400, code: error.code.rawValue, message: "The code verifier does not match the handoff code's challenge.")
+        case .handoffVerifierUnexpected:
+            self.init(status: 400, code: error.code.rawValue, message: "The handoff code was issued without a code challenge; a code verifier is refused.")
         }
     }
 }

@@ -187,10 +187,7 @@ public struct SessionService: Sendable {
             throw SessionError(.handoffCodeUnknown, "unknown or already exchanged")
         }
         guard now() < handoff.expiresAt else { throw SessionError(.handoffCodeExpired, "exchanged at or after its expiry") }
-        if let challenge = handoff.codeChallenge {
-            guard let verifier else { throw SessionError(.handoffVerifierRequired, "the code is bound to a PKCE challenge") }
-            try PKCE.verify(verifier: verifier, challenge: challenge)
-        }
+        try PKCE.checkExchange(challenge: handoff.codeChallenge, verifier: verifier)
         // A code made from a native session: the web view's session inherits its end (a handoff never extends a
         // session), and what started it (deleting that passkey or identity revokes both); a native session ended
         // since the code was made hands nothing over.

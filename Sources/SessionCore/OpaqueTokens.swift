@@ -44,6 +44,20 @@ public enum PKCE {
         challenge.utf8.count == 43 && Base64URL.decodeStrict(challenge)?.count == 32
     }
 
+    /// The PKCE check of a handoff exchange, for every combination (RFC 7636 §4.6, RFC 9700 §2.1.1): a code bound to a
+    /// challenge needs the verifier that hashes to it; a code issued without one refuses any verifier, since a verifier
+    /// sent for an unbound code is a downgrade attempt (a stolen code presented by a client that expected PKCE).
+    /// - Throws: ``SessionError/Code/handoffVerifierRequired``, ``SessionError/Code/handoffVerifierUnexpected``, and
+    ///   what ``verify(verifier:challenge:)`` throws.
+    public static func checkExchange(challenge: String?, verifier: String?) throws(SessionError) {
+        switch (challenge, verifier) {
+        case (nil, nil): return
+        case (nil, .some): throw SessionError(.handoffVerifierUnexpected, "a code verifier was sent for a code issued without a challenge")
+        case (.some, nil): throw SessionError(.handoffVerifierRequired, "the code is bound to a PKCE challenge")
+        case (.some(let challenge), .some(let verifier)): try verify(verifier: verifier, challenge: challenge)
+        }
+    }
+
     /// Checks `verifier` (43-128 characters of `[A-Za-z0-9-._~]`) against `challenge`, in constant time.
     public static func verify(verifier: String, challenge: String) throws(SessionError) {
         let bytes = Array(verifier.utf8)

@@ -39,6 +39,9 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case handoffCodeExpired = "handoff_code_expired"
         /// The code was bound to a PKCE challenge and the exchange carries no verifier.
         case handoffVerifierRequired = "handoff_verifier_required"
+        /// The exchange carries a verifier but the code was issued without a challenge (a PKCE downgrade, RFC 9700
+        /// §2.1.1).
+        case handoffVerifierUnexpected = "handoff_verifier_unexpected"
         /// The verifier is not 43-128 characters of the RFC 7636 alphabet, or a challenge is not 43 base64url characters.
         case handoffVerifierMalformed = "handoff_verifier_malformed"
         /// BASE64URL(SHA-256(verifier)) is not the challenge.

@@ -110,4 +110,20 @@ struct KeysAndSecretsTests {
         #expect(throws: SessionError(.handoffVerifierMalformed, "")) { try PKCE.verify(verifier: String(repeating: "a", count: 129), challenge: challenge) }
         #expect(throws: SessionError(.handoffVerifierMalformed, "")) { try PKCE.verify(verifier: String(repeating: "a", count: 42) + "+", challenge: challenge) }
     }
+
+    @Test("a handoff exchange's PKCE: bound needs the verifier, unbound refuses any verifier (RFC 9700 §2.1.1 downgrade)")
+    func pkceExchange() throws {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        let challenge = PKCE.challenge(for: verifier)
+        try PKCE.checkExchange(challenge: nil, verifier: nil)
+        try PKCE.checkExchange(challenge: challenge, verifier: verifier)
+        #expect(throws: SessionError(.handoffVerifierRequired, "")) { try PKCE.checkExchange(challenge: challenge, verifier: nil) }
+        #expect(throws: SessionError(.handoffVerifierMismatch, "")) {
+            try PKCE.checkExchange(challenge: challenge, verifier: String(repeating: "x", count: 43))
+        }
+        // A downgrade: the verifier is refused whatever it is, well-formed, malformed or empty.
+        for sent in [verifier, "short", ""] {
+            #expect(throws: SessionError(.handoffVerifierUnexpected, "")) { try PKCE.checkExchange(challenge: nil, verifier: sent) }
+        }
+    }
 }
