@@ -213,6 +213,43 @@ struct AppStoreMintedTests {
         #expect(AppStoreEntitlements.compute(transactions: [refunded], renewals: [:], now: at(5)).first?.status == .revoked)
     }
 
+    @Test("the latest transaction is a total order: purchaseDate, then expiresDate, then signedDate, then transactionId; any input order")
+    func latestTransactionOrder() throws {
+        let at = { (day: Int64) in Self.t0 + day * Self.day }
+        func make(_ id: String, purchase: Int64, expires: Int64?, signed: Int64) throws -> AppStoreTransaction {
+            try Self.transaction(Self.kit.transaction(id: id, original: "100", purchase: purchase, expires: expires, ["signedDate": signed]))
+        }
+        func latest(_ transactions: [AppStoreTransaction]) -> [String] {
+            // Every order of the input gives one answer.
+            let orders = [transactions, transactions.reversed()] + transactions.indices.map { Array(transactions[$0...] + transactions[..<$0]) }
+            return Array(Set(orders.map {
+                AppStoreEntitlements.compute(transactions: $0, renewals: [:], now: at(1)).first?.transaction.transactionID ?? "-"
+            })).sorted()
+        }
+        // Tied on purchaseDate and signedDate: the later expiresDate wins, although its transaction id is the smaller
+        // (the id alone, or the order the rows come in, would pick the other). Its status follows it.
+        let longer = try make("101", purchase: at(0), expires: at(30), signed: at(0))
+        let shorter = try make("102", purchase: at(0), expires: at(7), signed: at(0))
+        #expect(latest([longer, shorter]) == ["101"])
+        #expect(AppStoreEntitlements.compute(transactions: [shorter, longer], renewals: [:], now: at(10)).first?.status == .active)
+        #expect(AppStoreEntitlements.compute(transactions: [longer, shorter], renewals: [:], now: at(10)).first?.status == .active)
+        // A later purchaseDate outranks a later expiresDate.
+        let newer = try make("103", purchase: at(1), expires: at(2), signed: at(1))
+        #expect(latest([longer, shorter, newer]) == ["103"])
+        // Tied on purchaseDate and expiresDate: the later signedDate.
+        let resigned = try make("099", purchase: at(0), expires: at(30), signed: at(3))
+        #expect(latest([longer, resigned, shorter]) == ["099"])
+        // Tied on all three dates: the greater transaction id as a number ("1000" > "999", though it sorts first as text).
+        let a = try make("999", purchase: at(0), expires: at(30), signed: at(0))
+        let b = try make("1000", purchase: at(0), expires: at(30), signed: at(0))
+        #expect(latest([a, b]) == ["1000"])
+        #expect(AppStoreEntitlements.isLater(b, than: a) && !AppStoreEntitlements.isLater(a, than: b) && !AppStoreEntitlements.isLater(a, than: a))
+        // An absent expiresDate or signedDate counts as the earliest.
+        let undated = try Self.transaction(Self.kit.transaction(id: "104", original: "100", purchase: at(0), expires: at(30), ["signedDate": NSNull()]))
+        #expect(undated.signedDate == nil)
+        #expect(latest([undated, longer]) == ["101"])
+    }
+
     @Test("appAccountToken: a version 8 RFC 9562 UUID derived from the user handle, stable and distinct per user")
     func appAccountToken() {
         let a = AppAccountToken.derive(userHandle: Array(repeating: 1, count: 32))

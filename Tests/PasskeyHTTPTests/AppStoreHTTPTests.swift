@@ -160,6 +160,37 @@ struct AppStoreHTTPTests {
         }
     }
 
+    @Test("two transactions tied on purchaseDate and signedDate: the later expiresDate is the latest, whichever is posted first")
+    func latestTransactionTie() async throws {
+        try await Self.withAppStore { _, client, _ in
+            let kit = StoreKitVectors.kit
+            let t0 = Self.now() - 10 * Self.day
+            // (original, the later-expiring id, the earlier-expiring id, which is posted first); the second case has the
+            // later expiry on the smaller id, so neither the row order nor the id alone decides it.
+            for (index, (original, longer, shorter, longerFirst)) in [
+                ("3001", "3002", "3001", false), ("4001", "4002", "4001", true),
+                ("5001", "5001", "5002", false), ("6001", "6001", "6002", true),
+            ].enumerated() {
+                let userID = try await Self.user(client, "tied-\(index)")
+                let token = AppAccountToken.derive(userHandle: try #require(Base64URL.decodeStrict(userID)))
+                func signed(_ id: String, expires: Int64) throws -> String {
+                    try kit.sign(kit.transaction(id: id, original: original, purchase: t0, expires: expires, ["appAccountToken": token]))
+                }
+                let posts = [try signed(longer, expires: t0 + 30 * Self.day), try signed(shorter, expires: t0 + 5 * Self.day)]
+                for transaction in longerFirst ? posts : posts.reversed() {
+                    let reply = try await Self.post(client, "/v1/appstore/transactions", ["userId": userID, "signedTransaction": transaction])
+                    #expect(reply.status == 201, "\(reply.status) \(reply.errorCode ?? "")")
+                }
+                let reply = try await client.send(.get, "/v1/users/\(userID)/entitlements", headers: Self.api)
+                let entitlements = try #require(reply.json["entitlements"] as? [[String: Any]])
+                #expect(entitlements.count == 1, "case \(index): \(reply.json)")
+                #expect(entitlements.first?["transactionId"] as? String == longer, "case \(index)")
+                #expect(entitlements.first?["status"] as? String == "active", "case \(index)")
+                #expect((reply.json["inactive"] as? [Any])?.isEmpty == true, "case \(index)")
+            }
+        }
+    }
+
     @Test("refusals are 4xx JSON errors with their code, and nothing is written")
     func refusals() async throws {
         try await Self.withAppStore(products: ["com.example.monthly", "com.example.lifetime"]) { schema, client, _ in

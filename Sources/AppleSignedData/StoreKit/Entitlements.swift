@@ -32,8 +32,8 @@ public struct AppStoreEntitlement: Sendable, Equatable {
 
 /// Entitlements from kept transactions: pure, with the clock passed in.
 public enum AppStoreEntitlements {
-    /// For each original transaction, its latest transaction (by purchase date, then signed date) and status at `now`.
-    /// Consumables grant nothing lasting and are left out.
+    /// For each original transaction, its latest transaction (``isLater(_:than:)``) and status at `now`. Consumables
+    /// grant nothing lasting and are left out. The result does not depend on the order of `transactions`.
     /// - Parameters:
     ///   - transactions: a user's verified transactions, any order.
     ///   - renewals: renewal information by original transaction id.
@@ -45,11 +45,7 @@ public enum AppStoreEntitlements {
         var latest: [String: AppStoreTransaction] = [:]
         for transaction in transactions where transaction.type != AppStoreTransaction.consumable {
             let key = transaction.originalTransactionID
-            if let kept = latest[key],
-                (kept.purchaseDate, kept.signedDate ?? 0) >= (transaction.purchaseDate, transaction.signedDate ?? 0)
-            {
-                continue
-            }
+            if let kept = latest[key], !isLater(transaction, than: kept) { continue }
             latest[key] = transaction
         }
         return latest.values.map { transaction in
@@ -58,6 +54,19 @@ public enum AppStoreEntitlements {
                 transaction: transaction, renewalInfo: renewal, status: status(transaction, renewal, now: now))
         }
         .sorted { ($0.transaction.productID, $0.transaction.originalTransactionID) < ($1.transaction.productID, $1.transaction.originalTransactionID) }
+    }
+
+    /// The total order that picks a purchase's latest transaction: the later `purchaseDate`; on a tie the later
+    /// `expiresDate` (absent is earliest); then the later `signedDate` (absent is earliest); then the greater
+    /// `transactionId`, compared as a number (Apple's ids are decimal digits: the longer one is greater, equal
+    /// lengths compare character by character). Two different transactions are never tied.
+    public static func isLater(_ a: AppStoreTransaction, than b: AppStoreTransaction) -> Bool {
+        if a.purchaseDate != b.purchaseDate { return a.purchaseDate > b.purchaseDate }
+        if a.expiresDate != b.expiresDate { return (a.expiresDate ?? .min) > (b.expiresDate ?? .min) }
+        if a.signedDate != b.signedDate { return (a.signedDate ?? .min) > (b.signedDate ?? .min) }
+        let (x, y) = (a.transactionID.utf8, b.transactionID.utf8)
+        if x.count != y.count { return x.count > y.count }
+        return y.lexicographicallyPrecedes(x)
     }
 
     static func status(_ transaction: AppStoreTransaction, _ renewal: AppStoreRenewalInfo?, now: Int64) -> AppStoreEntitlement.Status {
