@@ -9,6 +9,10 @@
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
 //   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
 //   Apple-signed data       AppleSignedData (pure: StoreKit / App Store notifications JWS, App Attest)
+//   Storage                 PasskeyStore (protocols, in-memory twin), PasskeyStorePostgres
+//   Use cases               PasskeyApp (one folder per domain; no HTTP)
+//   HTTP                    PasskeyHTTP (decode, call one use case, encode; the one error mapping)
+//   Executable              PasskeyServerSupport (settings), PasskeyServer (the only place concrete parts are chosen)
 //   Test support / tools    WebAuthnTestSupport (software authenticator), IdentityTestSupport (fake provider),
 //                           passkeyd-bench, passkeyd-loadgen, passkeyd-idp
 import PackageDescription
@@ -108,11 +112,24 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: the use cases of every domain, between the stores and HTTP (no HTTP here): passkey ceremonies,
+        // ID-token sign-in and Apple's code exchange, sessions and handoff, App Store, App Attest; one folder per
+        // domain; each throws its domain's errors and HTTP maps them.
+        .target(
+            name: "PasskeyApp",
+            dependencies: [
+                "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE", "SessionCore", "AppleSignedData",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: HTTP (thin: routes, JSON bodies, error mapping)
         .target(
             name: "PasskeyHTTP",
             dependencies: [
-                "SessionCore", "AppleSignedData",
+                "PasskeyApp", "SessionCore", "AppleSignedData",
                 "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -143,7 +160,7 @@ let package = Package(
         .target(
             name: "PasskeyServerSupport",
             dependencies: [
-                "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto", "IdentityCore", "JOSE", "WebAuthnModel",
+                "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto", "IdentityCore", "JOSE", "WebAuthnModel",
                 "SessionCore", "AppleSignedData",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -154,7 +171,7 @@ let package = Package(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys", "SessionCore", "AppleSignedData",
-                "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
+                "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -241,7 +258,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyHTTPTests",
             dependencies: [
-                "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
+                "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
                 "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
                 "IdentityTestSupport", "AppleSignedData", "PasskeydClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,3 +1,4 @@
+import PasskeyApp
 import WebAuthnModel
 import Foundation
 import IdentityCore
@@ -71,6 +72,33 @@ public struct APIError: Error, Sendable, Equatable {
         default: "The ceremony failed verification."
         }
         self.init(status: status, code: error.code.rawValue, message: message)
+    }
+
+    /// The passkey use cases' own refusals.
+    init(_ error: CeremonyError) {
+        switch error.code {
+        case .challengeUnknown: self = .challengeUnknown
+        case .userExists: self = .userExists
+        case .userUnknown: self = .userUnknown
+        case .credentialUnknown:
+            if let (rpID, credentialID) = error.unknownCredential {
+                self = .credentialUnknown(rpID: rpID, credentialID: credentialID)
+            } else {
+                self = .credentialUnknown
+            }
+        case .conditionalCreateDisabled: self = .conditionalCreateDisabled
+        case .conditionalCreateNeedsUserID: self = .conditionalCreateNeedsUserID
+        default: self.init(status: 400, code: error.code.rawValue, message: "The request was refused.")
+        }
+    }
+
+    /// The admin use cases: what they name does not exist.
+    init(_ error: AdminError) {
+        switch error.code {
+        case .userUnknown: self = .userUnknown
+        case .sessionUnknown: self = .sessionUnknown
+        default: self.init(status: 404, code: error.code.rawValue, message: "Not found.")
+        }
     }
 
     /// Storage failures.
@@ -176,6 +204,12 @@ struct FailedRequest: Sendable {
             reason = "rate limit: \(error.scope)"
             retryAfter = error.retryAfter
         case let error as WebAuthnError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as CeremonyError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as AdminError:
             self.error = APIError(error)
             reason = error.reason
         case let error as IdentityError:

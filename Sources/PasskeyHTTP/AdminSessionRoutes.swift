@@ -1,3 +1,4 @@
+import PasskeyApp
 import Foundation
 import Hummingbird
 import PasskeyStore
@@ -12,33 +13,22 @@ import WebAuthnModel
 /// Revoking stops refreshes at once; access tokens already issued stay valid until their `exp` (10 minutes by
 /// default) for verifiers that do not ask `/v1/sessions/introspect`.
 func addAdminSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, service: SessionService) {
-    let users = api.service.store
+    let admin = SessionAdministration(users: api.service.store, sessions: service)
     router.get("/v1/admin/users/:userId/sessions") { request, context in
         await api.handle(request, context, .adminUserSessions) { _, context in
-            let handle = try AdminAPI.id(context, "userId")
-            guard try await users.user(handle: handle) != nil else { throw APIError.userUnknown }
-            let now = service.now()
-            let list = try await service.store.sessions(ofUser: handle).map { SessionInfoJSON($0, now: now) }
-            return try AdminAPI.json(status: .ok, ["sessions": list])
+            let (sessions, now) = try await admin.sessions(ofUser: try AdminAPI.id(context, "userId"))
+            return try AdminAPI.json(status: .ok, ["sessions": sessions.map { SessionInfoJSON($0, now: now) }])
         }
     }
     router.delete("/v1/admin/users/:userId/sessions/:sessionId") { request, context in
         await api.handle(request, context, .adminRevokeSession) { _, context in
-            let handle = try AdminAPI.id(context, "userId")
-            let id = try AdminAPI.id(context, "sessionId")
-            guard try await service.store.revokeSession(id: id, ofUser: handle, reason: .admin, now: service.now()) else {
-                throw APIError.sessionUnknown
-            }
-            service.count("revoked")
+            try await admin.revokeSession(id: try AdminAPI.id(context, "sessionId"), ofUser: try AdminAPI.id(context, "userId"))
             return Response(status: .noContent)
         }
     }
     router.delete("/v1/admin/users/:userId/sessions") { request, context in
         await api.handle(request, context, .adminRevokeSessions) { _, context in
-            let handle = try AdminAPI.id(context, "userId")
-            guard try await users.user(handle: handle) != nil else { throw APIError.userUnknown }
-            let revoked = try await service.store.revokeSessions(ofUser: handle, reason: .admin, now: service.now())
-            service.count("revoked", by: revoked)
+            let revoked = try await admin.revokeSessions(ofUser: try AdminAPI.id(context, "userId"))
             return try AdminAPI.json(status: .ok, ["revoked": revoked])
         }
     }

@@ -33,6 +33,7 @@
 //   no user handle.
 // - API keys apply as on /v1 (`Authorization: Bearer`); the conformance tools send none, so run them against an
 //   instance without PASSKEYD_API_KEYS.
+import PasskeyApp
 import COSECrypto
 import Foundation
 import Hummingbird
@@ -266,7 +267,8 @@ extension API {
                 }
                 try Self.checkBinding(response.unverifiedChallenge, session: sessionChallenge)
                 consumed = true
-                _ = try await service.finishRegistration(response, nickname: nil, audit: RequestScope.audit)
+                let finished = try await service.finishRegistration(response, nickname: nil, audit: RequestScope.audit)
+                RequestScope.logRegistration(user: finished.user.handle, credential: finished.credential.id, createdUser: finished.createdUser)
             case .authentication:
                 let response: UnverifiedAuthenticationResponse
                 do {

@@ -1,3 +1,4 @@
+import PasskeyApp
 import Foundation
 
 /// Writes the finish responses' JSON straight into bytes.

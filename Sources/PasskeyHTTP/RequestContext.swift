@@ -1,3 +1,4 @@
+import PasskeyApp
 public import Hummingbird
 public import NIOCore
 

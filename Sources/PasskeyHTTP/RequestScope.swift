@@ -1,3 +1,4 @@
+import PasskeyApp
 import COSECrypto
 import HTTPTypes
 import Hummingbird
@@ -41,6 +42,13 @@ struct RequestScope: Sendable {
         if let identity { metadata["identity_id"] = .string(Base64URL.encode(identity)) }
         if let address = scope.audit.clientAddress { metadata["client_address"] = .string(address) }
         scope.logger.info("audit", metadata: metadata)
+    }
+
+    /// The audit lines of a registration that committed: `user.created` when it created the user, then
+    /// `credential.registered`.
+    static func logRegistration(user: [UInt8], credential: [UInt8], createdUser: Bool) {
+        if createdUser { log(.userCreated, user: user) }
+        log(.credentialRegistered, user: user, credential: credential)
     }
 
     /// `api:`/`admin:` + the first 16 hex digits of the key's SHA-256 (which the API keeps anyway): names a key in

@@ -1,3 +1,4 @@
+import PasskeyApp
 import HTTPTypes
 import Hummingbird
 import NIOCore

@@ -1,3 +1,4 @@
+public import PasskeyApp
 import COSECrypto
 import Foundation
 public import Hummingbird
@@ -447,8 +448,9 @@ struct API: Sendable {
         case .string(let value)? where API.isText(value): nickname = value
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 characters, without U+0000.")
         }
-        let (user, credential, verified) = try await service.finishRegistration(
+        let (user, credential, verified, createdUser) = try await service.finishRegistration(
             response, nickname: nickname, audit: RequestScope.audit, requiredUser: requiredUser)
+        RequestScope.logRegistration(user: user.handle, credential: credential.id, createdUser: createdUser)
         if verified.mediation == .conditional { metrics.recordUpgrade("registered") }
         var session: SessionService.Issued?
         // No session for an automatic upgrade (created without a gesture: no sign-in happened here; the person is

@@ -1,3 +1,4 @@
+import PasskeyApp
 public import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import PasskeyApp
 import Hummingbird
 import PasskeyStore
 import WebAuthnCore

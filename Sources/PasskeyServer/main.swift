@@ -7,6 +7,7 @@
 //
 // Configuration comes from the environment (see README "Configuration"; parsed and validated by
 // PasskeyServerSupport.Settings). Logs are JSON Lines on stderr.
+import PasskeyApp
 import AsyncHTTPClient
 import COSECrypto
 import Foundation

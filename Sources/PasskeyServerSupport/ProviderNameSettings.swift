@@ -1,3 +1,4 @@
+public import PasskeyApp
 public import Foundation
 public import PasskeyHTTP
 

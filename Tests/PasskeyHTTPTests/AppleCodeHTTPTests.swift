@@ -1,3 +1,4 @@
+import PasskeyApp
 import AsyncHTTPClient
 import COSECrypto
 import Foundation

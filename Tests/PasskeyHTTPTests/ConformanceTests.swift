@@ -1,3 +1,4 @@
+import PasskeyApp
 import CBORCodec
 import COSECrypto
 import Foundation

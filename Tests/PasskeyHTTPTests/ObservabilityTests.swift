@@ -1,3 +1,4 @@
+import PasskeyApp
 import COSECrypto
 import Foundation
 import Hummingbird

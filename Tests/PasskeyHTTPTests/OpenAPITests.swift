@@ -1,3 +1,4 @@
+import PasskeyApp
 import AppleSignedData
 import COSECrypto
 import Foundation

@@ -19,7 +19,8 @@ public struct SessionService: Sendable {
     public var issueOnRegistration = false
     /// The refresh-token cookie a handoff exchange may set (``SessionCookie``).
     public var cookie = SessionCookie()
-    let now: @Sendable () -> Date
+    /// The clock the use case reads (injected; tests set it).
+    public let now: @Sendable () -> Date
     let random: @Sendable (Int) -> [UInt8]
     let logger: Logger
     private let counters: [String: Counter]
@@ -50,7 +51,8 @@ public struct SessionService: Sendable {
         public let userHandle: [UInt8]
     }
 
-    func count(_ event: String, by amount: Int = 1) {
+    /// Counts `event` in `passkeyd_sessions_total` (for the use cases of this module).
+    package func count(_ event: String, by amount: Int = 1) {
         if amount > 0 { counters[event]?.increment(by: amount) }
     }
 
@@ -215,11 +217,11 @@ public struct SessionCookie: Sendable {
 
     public init() {}
 
-    func set(_ token: String, maxAge: Int) -> String {
+    public func set(_ token: String, maxAge: Int) -> String {
         "\(name)=\(token); Path=\(path); Max-Age=\(maxAge); HttpOnly; Secure; SameSite=Strict"
     }
 
-    func cleared() -> String {
+    public func cleared() -> String {
         "\(name)=; Path=\(path); Max-Age=0; HttpOnly; Secure; SameSite=Strict"
     }
 }

@@ -18,7 +18,8 @@ public struct AppleCodeExchange: Sendable {
     /// Where the sealed tokens and the revocation queue live.
     public let tokens: any ProviderTokenStore
     let keyEncryptionKey: [UInt8]
-    let now: @Sendable () -> Date
+    /// The clock the use case reads (injected; tests set it).
+    public let now: @Sendable () -> Date
 
     /// - Throws: ``CryptoError/Code/malformedKey`` when the key-encryption key is not 32 bytes.
     public init(

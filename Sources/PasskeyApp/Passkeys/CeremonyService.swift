@@ -5,7 +5,7 @@ public import PasskeyStore
 public import WebAuthnCore
 public import WebAuthnModel
 
-/// The ceremonies as the API runs them: engine + store, no HTTP. Routes only parse, call and serialise.
+/// The passkey ceremonies as use cases: engine + store, no HTTP. Routes only decode, call one of these and encode.
 public struct CeremonyService: Sendable {
     /// Identity and policies, as of now (the FIDO metadata inside may be replaced while the service runs).
     public var relyingParty: RelyingParty { current.withLock { $0 } }
@@ -16,7 +16,8 @@ public struct CeremonyService: Sendable {
     /// Provider names by AAGUID (`PASSKEYD_PROVIDER_NAMES_FILE`), replaceable like the metadata.
     private let providers = ProviderNamesBox()
     let challengeSource: any ChallengeSource
-    let now: @Sendable () -> Date
+    /// The clock the use case reads (injected; tests set it).
+    public let now: @Sendable () -> Date
     /// Unexpired automatic-upgrade ceremonies one user may have (`PASSKEYD_UPGRADE_PENDING_PER_USER`), counted apart
     /// from their other ceremonies; past it a begin is 429 `too_many_pending_ceremonies`.
     public var pendingUpgradesPerUser = 3
@@ -48,7 +49,7 @@ public struct CeremonyService: Sendable {
     }
 
     /// The provider of a credential, for its JSON (``ProviderNames/provider(aaguid:metadataDescription:)``).
-    func provider(for credential: StoredCredential) -> ProviderNames.Provider? {
+    public func provider(for credential: StoredCredential) -> ProviderNames.Provider? {
         providers.provider(aaguid: credential.aaguid, metadataDescription: credential.attestation.authenticatorDescription)
     }
 
@@ -68,8 +69,8 @@ public struct CeremonyService: Sendable {
         let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
         let upgrade = request.mediation == .conditional
         if upgrade {
-            guard relyingParty.conditionalCreate else { throw APIError.conditionalCreateDisabled }
-            guard case .existingUser = subject else { throw APIError.conditionalCreateNeedsUserID }
+            guard relyingParty.conditionalCreate else { throw CeremonyError(.conditionalCreateDisabled, "upgrades are turned off") }
+            guard case .existingUser = subject else { throw CeremonyError(.conditionalCreateNeedsUserID, "an upgrade needs an existing user by id") }
         }
         let upgradeCap = pendingUpgradesPerUser
         let lookup: UserLookup = switch subject {
@@ -83,9 +84,9 @@ public struct CeremonyService: Sendable {
                 let capSubject: [UInt8]
                 switch (subject, existing) {
                 case (.newUser, _?):
-                    throw APIError.userExists
+                    throw CeremonyError(.userExists, "the name is taken")
                 case (.existingUser, nil):
-                    throw APIError.userUnknown
+                    throw CeremonyError(.userUnknown, "no user has this id")
                 case (.newUser(let name, let displayName), nil), (.nameForConformanceTesting(let name, let displayName), nil):
                     user = try UserEntity(id: SecureRandom.bytes(count: 32), name: name, displayName: displayName)
                     intent = .newUser
@@ -121,20 +122,22 @@ public struct CeremonyService: Sendable {
     /// Finishes a registration in one store call: consumes the ceremony (also when verification fails), verifies
     /// (no I/O), stores.
     /// The change is recorded in the audit trail under `audit` (`user.created` for a sign-up, and
-    /// `credential.registered`) and logged when the request has a ``RequestScope``.
+    /// `credential.registered`); `createdUser` says whether this finish created the user.
     /// With `requiredUser`, only a ceremony begun for that user is finished (any other is `challenge_unknown_or_expired`,
     /// and consumed like any failed finish).
     public func finishRegistration(
         _ response: RegistrationResponseJSON, nickname: String?, audit: AuditContext, requiredUser: [UInt8]? = nil
-    ) async throws -> (user: StoredUser, credential: StoredCredential, verified: VerifiedRegistration) {
+    ) async throws -> (user: StoredUser, credential: StoredCredential, verified: VerifiedRegistration, createdUser: Bool) {
         guard let challenge = response.unverifiedChallenge else {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
         let (relyingParty, now) = (self.relyingParty, now())
         let (outcome, stored) = try await store.finishRegistration(challenge: challenge, nickname: nickname, audit: audit) { ceremony in
             let verified = Result { () throws -> (VerifiedRegistration, RegistrationIntent) in
-                guard let ceremony else { throw APIError.challengeUnknown }
-                if let requiredUser, ceremony.userHandle != requiredUser { throw APIError.challengeUnknown }
+                guard let ceremony else { throw CeremonyError(.challengeUnknown, "no pending registration") }
+                if let requiredUser, ceremony.userHandle != requiredUser {
+                    throw CeremonyError(.challengeUnknown, "the ceremony was begun for another user")
+                }
                 let state = try RegistrationState(stateBytes: ceremony.state)
                 return (try relyingParty.finishRegistration(response, state: state, now: now), ceremony.intent)
             }
@@ -142,9 +145,7 @@ public struct CeremonyService: Sendable {
         }
         let (verified, intent) = try outcome.get()
         guard let (user, credential) = stored else { throw StoreError(.unavailable, "registration not stored") }
-        if intent == .newUser { RequestScope.log(.userCreated, user: user.handle) }
-        RequestScope.log(.credentialRegistered, user: user.handle, credential: credential.id)
-        return (user, credential, verified)
+        return (user, credential, verified, intent == .newUser)
     }
 
     // MARK: authentication
@@ -200,9 +201,9 @@ public struct CeremonyService: Sendable {
             challenge: challenge, credentialID: response.credentialID
         ) { lookup -> (outcome: Result<VerifiedAuthentication, any Error>, update: CredentialUpdate?) in
             let verified = Result { () throws -> VerifiedAuthentication in
-                guard let ceremony = lookup.ceremony else { throw APIError.challengeUnknown }
+                guard let ceremony = lookup.ceremony else { throw CeremonyError(.challengeUnknown, "no pending authentication") }
                 guard let stored = lookup.credential else {
-                    throw APIError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
+                    throw CeremonyError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
                 }
                 let state = try AuthenticationState(stateBytes: ceremony.state)
                 let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
@@ -225,7 +226,7 @@ public struct CeremonyService: Sendable {
                 .signCountRegressed,
                 "counter \(verified.update.signCount) not above \(current.record.signCount) stored by a concurrent finish")
         case .gone?, nil:
-            throw APIError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
+            throw CeremonyError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
         }
     }
 }

@@ -17,7 +17,8 @@ public struct AppAttestService: Sendable {
     public let store: any PasskeyStore & AppAttestStore
     /// How long a challenge stays usable.
     public let challengeTimeout: TimeInterval
-    let now: @Sendable () -> Date
+    /// The clock the use case reads (injected; tests set it).
+    public let now: @Sendable () -> Date
     let random: @Sendable (Int) -> [UInt8]
     private let counters: [String: Counter]
 

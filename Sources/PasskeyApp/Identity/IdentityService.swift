@@ -38,7 +38,8 @@ public struct IdentityService: Sendable {
     public let sessionTimeout: TimeInterval
     /// Sign in with Apple's authorization-code exchange; `nil`: an `authorizationCode` is accepted and ignored.
     public let appleCodeExchange: AppleCodeExchange?
-    let now: @Sendable () -> Date
+    /// The clock the use case reads (injected; tests set it).
+    public let now: @Sendable () -> Date
     let random: @Sendable (Int) -> [UInt8]
 
     public init(

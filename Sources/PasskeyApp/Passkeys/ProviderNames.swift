@@ -16,6 +16,12 @@ public struct ProviderNames: Sendable, Equatable {
         public let iconLight: String?
         public let iconDark: String?
 
+        public init(name: String, iconLight: String?, iconDark: String?) {
+            self.name = name
+            self.iconLight = iconLight
+            self.iconDark = iconDark
+        }
+
         enum CodingKeys: String, CodingKey { case name, iconLight, iconDark }
 
         /// The icons are always present (null when unknown).

@@ -27,7 +27,8 @@ public actor SessionKeys {
     let source: SessionKeySource
     let store: any SessionStore
     let policy: SessionPolicy
-    let now: @Sendable () -> Date
+    /// The clock the use case reads (injected; tests set it).
+    public let now: @Sendable () -> Date
     let logger: Logger
     private var ring: SessionKeyRing
     private var loadedAt: Date?

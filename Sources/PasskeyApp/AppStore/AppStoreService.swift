@@ -8,7 +8,8 @@ import Synchronization
 public struct AppStoreService: Sendable {
     public let policy: AppStorePolicy
     public let store: any AppStoreStore
-    let now: @Sendable () -> Date
+    /// The clock the use case reads (injected; tests set it).
+    public let now: @Sendable () -> Date
     let metrics: AppStoreMetrics
 
     /// - Parameters:

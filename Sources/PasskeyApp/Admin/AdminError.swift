@@ -1,0 +1,25 @@
+/// Why an admin use case refused: the thing it names does not exist. HTTP answers 404 with the code.
+public struct AdminError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// No user has this id.
+        public static let userUnknown = Code(rawValue: "user_unknown")
+        /// The user has no active session with this id.
+        public static let sessionUnknown = Code(rawValue: "session_unknown")
+    }
+
+    public let code: Code
+    /// Detail for logs only.
+    public let reason: String
+
+    public init(_ code: Code, _ reason: String = "") {
+        self.code = code
+        self.reason = reason
+    }
+
+    public static func == (lhs: AdminError, rhs: AdminError) -> Bool { lhs.code == rhs.code }
+    public var description: String { code.rawValue }
+}
