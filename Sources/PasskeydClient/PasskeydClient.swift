@@ -7,7 +7,7 @@ public import WebAuthnModel
 
 /// passkeyd for Swift backends (Hummingbird, Vapor, …), on AsyncHTTPClient: one method per operation, typed
 /// requests and answers (the W3C JSON forms of WebAuthnModel for options and credentials), and ``PasskeydError``
-/// carrying passkeyd's stable `code`. `Tests/PasskeyHTTPTests/PasskeydClientTests.swift` checks every operation and
+/// carrying passkeyd's stable `code`. `Tests/PasskeyHTTPTests/Server/PasskeydClientTests.swift` checks every operation and
 /// answer type against `openapi.json` and runs the client against a real passkeyd on PostgreSQL.
 public struct PasskeydClient: Sendable {
     public let baseURL: String

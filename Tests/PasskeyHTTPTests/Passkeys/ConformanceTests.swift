@@ -13,7 +13,7 @@ import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
 
-// The FIDO conformance transport binding (Sources/PasskeyHTTP/ConformanceRoutes.swift), walked the way the FIDO
+// The FIDO conformance transport binding (Sources/PasskeyHTTP/Passkeys/ConformanceRoutes.swift), walked the way the FIDO
 // conformance tool walks a server: its public server test list (conformance-test-tools-resources
 // docs/FIDO2/Server/README.md; the IDs in the test names are that list's) as far as the software authenticator can
 // produce each case. A `ToolSession` plays the tool: it posts the profile's JSON and keeps the session cookies.

@@ -28,8 +28,9 @@ enum PostgresHTTP {
     static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
     static let skipReason: Comment = "PASSKEYD_TEST_DATABASE_URL is not set (scripts/postgres.sh start; scripts/postgres.sh url)"
 
+    /// Tests/PasskeyHTTPTests/Server/this file → the repository.
     static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let migrations = repository.appendingPathComponent("Migrations")
 
     /// The relying party `Flow` expects (same RP ID and origin as `Harness`).

@@ -44,8 +44,9 @@ struct StoreUnderTest: CustomTestStringConvertible, Sendable {
 
 /// A throwaway schema per test, migrated with `Migrations/`, so tests never share tables.
 enum PostgresSchema {
+    /// Tests/PasskeyStoreTests/Passkeys/this file → the repository's Migrations.
     static let migrations = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Migrations")
 
     static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]

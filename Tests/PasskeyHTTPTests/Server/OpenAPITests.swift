@@ -59,8 +59,9 @@ struct OpenAPIDocument: Sendable {
 
     /// The repository's file (what the resource bundle copies).
     static let sourceURL = packageRoot.appendingPathComponent("Sources/PasskeyHTTP/Resources/openapi.json")
+    /// Tests/PasskeyHTTPTests/Server/this file → the repository.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     static func load() throws -> OpenAPIDocument {
         try OpenAPIDocument(bytes: Array(try Data(contentsOf: sourceURL)))
@@ -453,6 +454,14 @@ enum ProducibleErrors {
         }
         for code in try declaredCodes(in: "Sources/PasskeyStore") {
             let error = APIError(StoreError(StoreError.Code(rawValue: code)))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in try declaredCodes(in: "Sources/PasskeyApp/Passkeys") {
+            let error = APIError(CeremonyError(CeremonyError.Code(rawValue: code)))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in try declaredCodes(in: "Sources/PasskeyApp/Admin") {
+            let error = APIError(AdminError(AdminError.Code(rawValue: code)))
             pairs.insert("\(error.status) \(error.code)")
         }
         for code in IdentityError.Code.allCases {
