@@ -9,6 +9,10 @@ public struct AdminError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let userUnknown = Code(rawValue: "user_unknown")
         /// The user has no active session with this id.
         public static let sessionUnknown = Code(rawValue: "session_unknown")
+        /// No credential has this id.
+        public static let credentialUnknown = Code(rawValue: "credential_unknown")
+        /// The user has no identity with this id.
+        public static let identityUnknown = Code(rawValue: "identity_unknown")
     }
 
     public let code: Code

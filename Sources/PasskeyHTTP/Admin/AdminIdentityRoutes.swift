@@ -9,13 +9,10 @@ import WebAuthnModel
 ///     DELETE /v1/admin/users/:userId/identities/:identityId      (204) unlink it (`identity.unlinked`)
 ///
 /// Deleting the user (`DELETE /v1/admin/users/:userId`) deletes their identities too.
-func addAdminIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, identities: any IdentityStore) {
-    let store = api.service.store
+func addAdminIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, admin: UserAdministration) {
     router.get("/v1/admin/users/:userId/identities") { request, context in
         await api.handle(request, context, .adminUserIdentities) { _, context in
-            let handle = try AdminAPI.id(context, "userId")
-            guard try await store.user(handle: handle) != nil else { throw APIError.userUnknown }
-            let list = try await identities.identities(ofUser: handle).map(IdentityJSON.init)
+            let list = try await admin.identities(ofUser: try AdminAPI.id(context, "userId")).map(IdentityJSON.init)
             return try AdminAPI.json(status: .ok, ["identities": list])
         }
     }
@@ -23,9 +20,7 @@ func addAdminIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, 
         await api.handle(request, context, .adminUnlinkIdentity) { _, context in
             let handle = try AdminAPI.id(context, "userId")
             let id = try AdminAPI.id(context, "identityId")
-            guard try await identities.unlinkIdentity(id: id, ofUser: handle, audit: RequestScope.audit) else {
-                throw APIError.identityUnknown
-            }
+            try await admin.unlinkIdentity(id, ofUser: handle, audit: RequestScope.audit)
             RequestScope.log(.identityUnlinked, user: handle, identity: id)
             return Response(status: .noContent)
         }

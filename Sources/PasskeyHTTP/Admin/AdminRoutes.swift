@@ -19,7 +19,7 @@ import WebAuthnModel
 ///     DELETE /v1/admin/credentials/:credentialId      (204)
 ///     GET    /v1/admin/audit-events?user=&since=&until=&limit=&after=   the audit trail, oldest first, paged
 func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
-    let admin = AdminAPI(store: api.service.store, service: api.service)
+    let admin = AdminAPI(users: UserAdministration(store: api.service.store, identities: api.identity?.identities), service: api.service)
     router.get("/v1/admin/users") { request, context in
         await api.handle(request, context, .adminListUsers) { _, _ in try await admin.listUsers(request.uri.queryParameters) }
     }
@@ -56,7 +56,7 @@ func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
             try await admin.deleteCredential(try AdminAPI.id(context, "credentialId"))
         }
     }
-    if let identity = api.identity { addAdminIdentityRoutes(to: router, api: api, identities: identity.identities) }
+    if api.identity != nil { addAdminIdentityRoutes(to: router, api: api, admin: admin.users) }
     if let sessions = api.sessions { addAdminSessionRoutes(to: router, api: api, service: sessions) }
 }
 
@@ -77,9 +77,9 @@ extension APIError {
     }
 }
 
-/// The admin operations: parse, call the store, serialise.
+/// The admin operations: decode, call one use case of ``UserAdministration``, encode.
 struct AdminAPI: Sendable {
-    let store: any PasskeyStore
+    let users: UserAdministration
     /// For the current FIDO metadata (authenticator icons are looked up live, not stored).
     let service: CeremonyService
 
@@ -131,10 +131,8 @@ struct AdminAPI: Sendable {
             }
             after = String(decoding: bytes.map { $0 == 0 ? 0xFF : $0 }, as: UTF8.self)
         }
-        // One more than the page tells whether there is a next page.
-        let users = try await store.listUsers(nameFilter: filter, limit: limit + 1, after: after)
-        let page = users.prefix(limit)
-        let next = users.count > limit ? page.last.map { Base64URL.encode(Array($0.name.utf8)) } : nil
+        let (page, more) = try await users.users(nameFilter: filter, limit: limit, after: after)
+        let next = more ? page.last.map { Base64URL.encode(Array($0.name.utf8)) } : nil
         return try Self.json(status: .ok, UserPage(users: page.map(UserJSON.init), next: next))
     }
 
@@ -165,11 +163,8 @@ struct AdminAPI: Sendable {
             guard let id = Int64(text), id >= 0 else { throw APIError.invalidParameter("after must be a cursor from a previous page.") }
             audit.after = id
         }
-        let limit = audit.limit
-        audit.limit += 1  // one more than the page tells whether there is a next page
-        let events = try await store.auditEvents(audit)
-        let page = events.prefix(limit)
-        let next = events.count > limit ? page.last.map { String($0.id) } : nil
+        let (page, more) = try await users.auditEvents(audit)
+        let next = more ? page.last.map { String($0.id) } : nil
         return try Self.json(status: .ok, AuditPage(events: page.map(AuditEventJSON.init), next: next))
     }
 
@@ -183,9 +178,9 @@ struct AdminAPI: Sendable {
     }
 
     func user(_ handle: [UInt8], withCredentials: Bool) async throws -> Response {
-        guard let user = try await store.user(handle: handle) else { throw APIError.userUnknown }
+        let (user, stored) = try await users.user(handle)
         let metadata = self.metadata
-        let credentials = try await store.credentials(ofUser: handle).map { adminJSON($0, metadata: metadata) }
+        let credentials = stored.map { adminJSON($0, metadata: metadata) }
         if withCredentials {
             return try Self.json(status: .ok, UserWithCredentials(user: UserJSON(user), credentials: credentials))
         }
@@ -193,14 +188,13 @@ struct AdminAPI: Sendable {
     }
 
     func deleteUser(_ handle: [UInt8]) async throws -> Response {
-        guard try await store.deleteUser(handle: handle, audit: RequestScope.audit) else { throw APIError.userUnknown }
+        try await users.deleteUser(handle, audit: RequestScope.audit)
         RequestScope.log(.userDeleted, user: handle)
         return Response(status: .noContent)
     }
 
     func credential(_ id: [UInt8]) async throws -> Response {
-        guard let credential = try await store.credential(id: id) else { throw APIError.credentialUnknown }
-        let owner = try await store.user(handle: credential.record.userHandle)
+        let (credential, owner) = try await users.credential(id)
         return try Self.json(status: .ok, CredentialWithUser(credential: adminJSON(credential, metadata: metadata), user: owner.map(UserJSON.init)))
     }
 
@@ -218,15 +212,13 @@ struct AdminAPI: Sendable {
 
     func rename(_ id: [UInt8], body: [UInt8]) async throws -> Response {
         let nickname = try Self.nickname(body)
-        guard let credential = try await store.renameCredential(id: id, nickname: nickname, audit: RequestScope.audit) else {
-            throw APIError.credentialUnknown
-        }
+        let credential = try await users.renameCredential(id, nickname: nickname, audit: RequestScope.audit)
         RequestScope.log(.credentialRenamed, user: credential.record.userHandle, credential: id)
         return try Self.json(status: .ok, ["credential": adminJSON(credential, metadata: metadata)])
     }
 
     func deleteCredential(_ id: [UInt8]) async throws -> Response {
-        guard try await store.deleteCredential(id: id, audit: RequestScope.audit) else { throw APIError.credentialUnknown }
+        try await users.deleteCredential(id, audit: RequestScope.audit)
         RequestScope.log(.credentialDeleted, user: nil, credential: id)
         return Response(status: .noContent)
     }

@@ -100,8 +100,7 @@ extension API {
             throw APIError(status: 400, code: "malformed_json", message: "name is required.")
         }
         try limitUser(.name(name))
-        let handle = SecureRandom.bytes(count: 32)
-        let user = try await service.store.createUser(handle: handle, name: name, displayName: displayName, audit: RequestScope.audit)
+        let user = try await service.createUser(name: name, displayName: displayName, audit: RequestScope.audit)
         RequestScope.log(.userCreated, user: user.handle)
         return try json(status: .created, ["user": UserJSON(user)])
     }

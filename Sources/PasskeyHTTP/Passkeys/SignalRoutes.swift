@@ -18,11 +18,8 @@ func addSignalRoutes(to router: Router<PasskeyRequestContext>, api: API) {
             guard let text = context.parameters.get("userId"), let handle = Base64URL.decodeStrict(text), (1...64).contains(handle.count) else {
                 throw APIError.invalidParameter("userId must be a user id (base64url).")
             }
-            let store = api.service.store
-            let user = try await store.user(handle: handle)
-            guard let user else { throw APIError.userUnknown }
-            let credentials = try await store.credentials(ofUser: handle)
-            let signal = AcceptedCredentialsSignal(rpID: api.service.relyingParty.id, user: user, credentialIDs: credentials.map(\.record.id))
+            let (user, credentialIDs) = try await api.service.signalState(ofUser: handle)
+            let signal = AcceptedCredentialsSignal(rpID: api.service.relyingParty.id, user: user, credentialIDs: credentialIDs)
             return try api.json(status: .ok, signal)
         }
     }

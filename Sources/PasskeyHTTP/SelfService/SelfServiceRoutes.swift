@@ -1,33 +1,10 @@
 import PasskeyApp
-public import Foundation
 import HTTPTypes
 import Hummingbird
 import PasskeyStore
 import SessionCore
 import WebAuthnCore
 import WebAuthnModel
-
-/// The self-service API's rules.
-public struct SelfServicePolicy: Sendable, Hashable {
-    /// How recent the access token's `auth_time` must be to add or remove a sign-in method
-    /// (`PASSKEYD_REAUTHENTICATION_WINDOW`, default 5 minutes): a stolen access token alone cannot add an attacker's
-    /// passkey. Past it: 401 `reauthentication_required`.
-    public var reauthenticationWindow: Duration = .seconds(300)
-    /// Whether a person may remove their last way to sign in (`PASSKEYD_ALLOW_REMOVING_LAST_SIGN_IN_METHOD`); off:
-    /// 409 `last_sign_in_method`.
-    public var allowRemovingLastSignInMethod = false
-
-    public init(reauthenticationWindow: Duration = .seconds(300), allowRemovingLastSignInMethod: Bool = false) {
-        self.reauthenticationWindow = reauthenticationWindow
-        self.allowRemovingLastSignInMethod = allowRemovingLastSignInMethod
-    }
-
-    /// Whether a sign-in at `authTime` (whole seconds since 1970) is recent enough at `now`: at most the window ago.
-    public func isRecent(authTime: Int64, now: Date) -> Bool {
-        let (seconds, attoseconds) = reauthenticationWindow.components
-        return now.timeIntervalSince1970 - Double(authTime) <= Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
 
 /// The signed-in person's own sign-in methods (present with sessions), authorized by passkeyd's access token
 /// (`Authorization: Bearer <access token>`, its session active), no API key:
@@ -43,11 +20,13 @@ public struct SelfServicePolicy: Sendable, Hashable {
 /// Another user's credential or identity id answers 404 exactly as an unknown one. Every change is audited with the
 /// user as actor (`user:<id>`).
 func addSelfServiceRoutes(to router: Router<PasskeyRequestContext>, api: API, sessions: SessionService) {
-    let me = SelfService(api: api, sessions: sessions)
+    let me = MeRoutes(
+        useCases: SelfService(
+            policy: api.configuration.selfService, sessions: sessions, store: api.service.store, identities: api.identity?.identities))
     router.get("/v1/me/credentials") { request, context in
         await api.handle(request, context, .meCredentials) { _, _ in
             let user = try await me.signedIn(request, recent: false)
-            let list = try await api.service.store.credentials(ofUser: user).map {
+            let list = try await me.useCases.credentials(ofUser: user).map {
                 CredentialJSON($0, verified: nil, provider: api.service.provider(for: $0))
             }
             return try api.json(status: .ok, ["credentials": list])
@@ -59,9 +38,7 @@ func addSelfServiceRoutes(to router: Router<PasskeyRequestContext>, api: API, se
             let id = try AdminAPI.id(context, "credentialId")
             let nickname = try AdminAPI.nickname(body)
             return try await RequestScope.acting(as: user) {
-                guard let credential = try await api.service.store.renameCredential(
-                    id: id, ofUser: user, nickname: nickname, audit: RequestScope.audit)
-                else { throw APIError.credentialUnknown }
+                let credential = try await me.useCases.renameCredential(id, ofUser: user, nickname: nickname, audit: RequestScope.audit)
                 RequestScope.log(.credentialRenamed, user: user, credential: id)
                 return try api.json(status: .ok, ["credential": CredentialJSON(credential, verified: nil, provider: api.service.provider(for: credential))])
             }
@@ -72,10 +49,7 @@ func addSelfServiceRoutes(to router: Router<PasskeyRequestContext>, api: API, se
             let user = try await me.signedIn(request, recent: true)
             let id = try AdminAPI.id(context, "credentialId")
             return try await RequestScope.acting(as: user) {
-                let outcome = try await api.service.store.removeCredential(
-                    id: id, ofUser: user, keepingLastSignInMethod: !api.configuration.selfService.allowRemovingLastSignInMethod,
-                    audit: RequestScope.audit)
-                try SelfService.check(outcome, unknown: .credentialUnknown)
+                try await me.useCases.removeCredential(id, ofUser: user, audit: RequestScope.audit)
                 RequestScope.log(.credentialDeleted, user: user, credential: id)
                 return Response(status: .noContent)
             }
@@ -102,11 +76,11 @@ func addSelfServiceRoutes(to router: Router<PasskeyRequestContext>, api: API, se
             return try await RequestScope.acting(as: user) { try await api.registrationFinish(body, forUser: user) }
         }
     }
-    guard let identities = api.identity?.identities else { return }
+    guard api.identity != nil else { return }
     router.get("/v1/me/identities") { request, context in
         await api.handle(request, context, .meIdentities) { _, _ in
             let user = try await me.signedIn(request, recent: false)
-            return try api.json(status: .ok, ["identities": try await identities.identities(ofUser: user).map(IdentityJSON.init)])
+            return try api.json(status: .ok, ["identities": try await me.useCases.identities(ofUser: user).map(IdentityJSON.init)])
         }
     }
     router.delete("/v1/me/identities/:identityId") { request, context in
@@ -114,10 +88,7 @@ func addSelfServiceRoutes(to router: Router<PasskeyRequestContext>, api: API, se
             let user = try await me.signedIn(request, recent: true)
             let id = try AdminAPI.id(context, "identityId")
             return try await RequestScope.acting(as: user) {
-                let outcome = try await identities.unlinkIdentity(
-                    id: id, ofUser: user, keepingLastSignInMethod: !api.configuration.selfService.allowRemovingLastSignInMethod,
-                    audit: RequestScope.audit)
-                try SelfService.check(outcome, unknown: .identityUnknown)
+                try await me.useCases.unlinkIdentity(id, ofUser: user, audit: RequestScope.audit)
                 RequestScope.log(.identityUnlinked, user: user, identity: id)
                 return Response(status: .noContent)
             }
@@ -146,29 +117,14 @@ extension APIError {
         status: 401, code: "unauthorized", message: "A Bearer access token from a passkeyd sign-in is required.")
 }
 
-/// The access-token check of the self-service routes.
-struct SelfService: Sendable {
-    let api: API
-    let sessions: SessionService
+/// The self-service routes' use cases and their bearer access token.
+struct MeRoutes: Sendable {
+    let useCases: SelfService
 
-    /// The user of the request's access token (its session active); with `recent`, refused with
-    /// `reauthentication_required` unless its `auth_time` is within the reauthentication window.
+    /// The user of the request's access token (`Authorization: Bearer`; none is 401 `unauthorized`).
     func signedIn(_ request: Request, recent: Bool) async throws -> [UInt8] {
         guard let bearer = API.bearer(request) else { throw APIError.accessTokenRequired }
-        let (claims, session) = try await sessions.verify(accessToken: bearer, requireActiveSession: true)
-        guard let session else { throw SessionError(.sessionRevoked, "no session") }
-        if recent, !api.configuration.selfService.isRecent(authTime: claims.authTime, now: sessions.now()) {
-            throw APIError.reauthenticationRequired
-        }
-        return session.userHandle
-    }
-
-    static func check(_ outcome: SignInMethodRemoval, unknown: APIError) throws {
-        switch outcome {
-        case .removed: return
-        case .unknown: throw unknown
-        case .lastSignInMethod: throw APIError.lastSignInMethod
-        }
+        return try await useCases.signedIn(accessToken: bearer, recent: recent)
     }
 }
 

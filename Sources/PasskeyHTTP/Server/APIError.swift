@@ -97,7 +97,20 @@ public struct APIError: Error, Sendable, Equatable {
         switch error.code {
         case .userUnknown: self = .userUnknown
         case .sessionUnknown: self = .sessionUnknown
+        case .credentialUnknown: self = .credentialUnknown
+        case .identityUnknown: self = .identityUnknown
         default: self.init(status: 404, code: error.code.rawValue, message: "Not found.")
+        }
+    }
+
+    /// The self-service use cases.
+    init(_ error: SelfServiceError) {
+        switch error.code {
+        case .reauthenticationRequired: self = .reauthenticationRequired
+        case .lastSignInMethod: self = .lastSignInMethod
+        case .credentialUnknown: self = .credentialUnknown
+        case .identityUnknown: self = .identityUnknown
+        default: self.init(status: 400, code: error.code.rawValue, message: "The request was refused.")
         }
     }
 
@@ -210,6 +223,9 @@ struct FailedRequest: Sendable {
             self.error = APIError(error)
             reason = error.reason
         case let error as AdminError:
+            self.error = APIError(error)
+            reason = error.reason
+        case let error as SelfServiceError:
             self.error = APIError(error)
             reason = error.reason
         case let error as IdentityError:

@@ -1,4 +1,4 @@
-public import PasskeyApp
+import PasskeyApp
 public import COSECrypto
 public import Foundation
 public import IdentityCore

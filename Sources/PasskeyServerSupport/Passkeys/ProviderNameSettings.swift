@@ -1,6 +1,5 @@
 public import PasskeyApp
 public import Foundation
-public import PasskeyHTTP
 
 /// `PASSKEYD_PROVIDER_NAMES_FILE`: passkey provider names and icons by AAGUID (ProviderNames), in the community
 /// passkey-provider list's format; read at start (a file that cannot be read or parsed stops the start, naming the

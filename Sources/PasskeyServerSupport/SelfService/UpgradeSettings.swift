@@ -1,4 +1,4 @@
-public import PasskeyHTTP
+public import PasskeyApp
 public import WebAuthnCore
 
 /// Automatic passkey upgrades, the self-service API and the extension limits:

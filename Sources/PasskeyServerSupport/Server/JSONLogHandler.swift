@@ -1,6 +1,5 @@
 import Foundation
 public import Logging
-import PasskeyHTTP
 import Synchronization
 import WebAuthnModel
 

@@ -1,3 +1,4 @@
+import PasskeyApp
 import Foundation
 import HTTPTypes
 import Hummingbird

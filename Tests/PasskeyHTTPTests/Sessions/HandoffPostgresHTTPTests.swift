@@ -1,3 +1,4 @@
+import PasskeyApp
 import Foundation
 import Hummingbird
 import HummingbirdTesting
