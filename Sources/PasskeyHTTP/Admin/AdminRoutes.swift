@@ -20,56 +20,30 @@ import WebAuthnModel
 ///     GET    /v1/admin/audit-events?user=&since=&until=&limit=&after=   the audit trail, oldest first, paged
 func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     let admin = AdminAPI(users: UserAdministration(store: api.service.store, identities: api.identity?.identities), service: api.service)
-    router.get("/v1/admin/users") { request, context in
-        await api.handle(request, context, .adminListUsers) { _, _ in try await admin.listUsers(request.uri.queryParameters) }
+    api.route(router, .adminListUsers) { request, _, _ in try await admin.listUsers(request.uri.queryParameters) }
+    api.route(router, .adminGetUser) { request, _, context in
+        try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: true)
     }
-    router.get("/v1/admin/users/:userId") { request, context in
-        await api.handle(request, context, .adminGetUser) { _, context in
-            try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: true)
-        }
+    api.route(router, .adminUserCredentials) { request, _, context in
+        try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: false)
     }
-    router.get("/v1/admin/users/:userId/credentials") { request, context in
-        await api.handle(request, context, .adminUserCredentials) { _, context in
-            try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: false)
-        }
+    api.route(router, .adminDeleteUser) { request, _, context in
+        try await admin.deleteUser(try AdminAPI.id(context, "userId"))
     }
-    router.delete("/v1/admin/users/:userId") { request, context in
-        await api.handle(request, context, .adminDeleteUser) { _, context in
-            try await admin.deleteUser(try AdminAPI.id(context, "userId"))
-        }
+    api.route(router, .adminGetCredential) { request, _, context in
+        try await admin.credential(try AdminAPI.id(context, "credentialId"))
     }
-    router.get("/v1/admin/credentials/:credentialId") { request, context in
-        await api.handle(request, context, .adminGetCredential) { _, context in
-            try await admin.credential(try AdminAPI.id(context, "credentialId"))
-        }
+    api.route(router, .adminRenameCredential) { request, body, context in
+        try await admin.rename(try AdminAPI.id(context, "credentialId"), body: body)
     }
-    router.patch("/v1/admin/credentials/:credentialId") { request, context in
-        await api.handle(request, context, .adminRenameCredential) { body, context in
-            try await admin.rename(try AdminAPI.id(context, "credentialId"), body: body)
-        }
-    }
-    router.get("/v1/admin/audit-events") { request, context in
-        await api.handle(request, context, .adminAuditEvents) { _, _ in try await admin.auditEvents(request.uri.queryParameters) }
-    }
-    router.delete("/v1/admin/credentials/:credentialId") { request, context in
-        await api.handle(request, context, .adminDeleteCredential) { _, context in
-            try await admin.deleteCredential(try AdminAPI.id(context, "credentialId"))
-        }
+    api.route(router, .adminAuditEvents) { request, _, _ in try await admin.auditEvents(request.uri.queryParameters) }
+    api.route(router, .adminDeleteCredential) { request, _, context in
+        try await admin.deleteCredential(try AdminAPI.id(context, "credentialId"))
     }
     if api.identity != nil { addAdminIdentityRoutes(to: router, api: api, admin: admin.users) }
     if let sessions = api.sessions { addAdminSessionRoutes(to: router, api: api, service: sessions) }
 }
 
-extension Operation {
-    static let adminListUsers = Operation(name: "admin_list_users", access: .admin)
-    static let adminGetUser = Operation(name: "admin_get_user", access: .admin)
-    static let adminUserCredentials = Operation(name: "admin_user_credentials", access: .admin)
-    static let adminDeleteUser = Operation(name: "admin_delete_user", access: .admin)
-    static let adminGetCredential = Operation(name: "admin_get_credential", access: .admin)
-    static let adminRenameCredential = Operation(name: "admin_rename_credential", access: .admin)
-    static let adminDeleteCredential = Operation(name: "admin_delete_credential", access: .admin)
-    static let adminAuditEvents = Operation(name: "admin_audit_events", access: .admin)
-}
 
 extension APIError {
     static func invalidParameter(_ message: String) -> APIError {

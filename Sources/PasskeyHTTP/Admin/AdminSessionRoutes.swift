@@ -14,23 +14,17 @@ import WebAuthnModel
 /// default) for verifiers that do not ask `/v1/sessions/introspect`.
 func addAdminSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, service: SessionService) {
     let admin = SessionAdministration(users: api.service.store, sessions: service)
-    router.get("/v1/admin/users/:userId/sessions") { request, context in
-        await api.handle(request, context, .adminUserSessions) { _, context in
-            let (sessions, now) = try await admin.sessions(ofUser: try AdminAPI.id(context, "userId"))
-            return try AdminAPI.json(status: .ok, ["sessions": sessions.map { SessionInfoJSON($0, now: now) }])
-        }
+    api.route(router, .adminUserSessions) { request, _, context in
+        let (sessions, now) = try await admin.sessions(ofUser: try AdminAPI.id(context, "userId"))
+        return try AdminAPI.json(status: .ok, ["sessions": sessions.map { SessionInfoJSON($0, now: now) }])
     }
-    router.delete("/v1/admin/users/:userId/sessions/:sessionId") { request, context in
-        await api.handle(request, context, .adminRevokeSession) { _, context in
-            try await admin.revokeSession(id: try AdminAPI.id(context, "sessionId"), ofUser: try AdminAPI.id(context, "userId"))
-            return Response(status: .noContent)
-        }
+    api.route(router, .adminRevokeSession) { request, _, context in
+        try await admin.revokeSession(id: try AdminAPI.id(context, "sessionId"), ofUser: try AdminAPI.id(context, "userId"))
+        return Response(status: .noContent)
     }
-    router.delete("/v1/admin/users/:userId/sessions") { request, context in
-        await api.handle(request, context, .adminRevokeSessions) { _, context in
-            let revoked = try await admin.revokeSessions(ofUser: try AdminAPI.id(context, "userId"))
-            return try AdminAPI.json(status: .ok, ["revoked": revoked])
-        }
+    api.route(router, .adminRevokeSessions) { request, _, context in
+        let revoked = try await admin.revokeSessions(ofUser: try AdminAPI.id(context, "userId"))
+        return try AdminAPI.json(status: .ok, ["revoked": revoked])
     }
 }
 
@@ -92,11 +86,6 @@ struct SessionInfoJSON: Encodable {
     }
 }
 
-extension Operation {
-    static let adminUserSessions = Operation(name: "admin_user_sessions", access: .admin)
-    static let adminRevokeSession = Operation(name: "admin_revoke_session", access: .admin)
-    static let adminRevokeSessions = Operation(name: "admin_revoke_sessions", access: .admin)
-}
 
 extension APIError {
     static let sessionUnknown = APIError(status: 404, code: "session_unknown", message: "This user has no active session with this id.")

@@ -16,51 +16,40 @@ import WebAuthnModel
 /// `clientData` is the base64url (or base64) of the exact bytes the app hashed for `generateAssertion`: a JSON object
 /// whose `challenge` member is a challenge from `/v1/appattest/challenge` (its other members are the app's).
 func addAppAttestRoutes(to router: Router<PasskeyRequestContext>, api: API, service: AppAttestService) {
-    router.post("/v1/appattest/challenge") { request, context in
-        await api.handle(request, context, .appAttestChallenge) { body, _ in
-            // An empty body or an empty object: the challenge carries nothing.
-            if !body.isEmpty { _ = try api.object(body) }
-            let (challenge, expiresAt) = try await service.challenge()
-            return try api.json(status: .ok, AppAttestChallengeJSON(challenge: Base64URL.encode(challenge), expiresAt: expiresAt))
-        }
+    api.route(router, .appAttestChallenge) { request, body, _ in
+        // An empty body or an empty object: the challenge carries nothing.
+        if !body.isEmpty { _ = try api.object(body) }
+        let (challenge, expiresAt) = try await service.challenge()
+        return try api.json(status: .ok, AppAttestChallengeJSON(challenge: Base64URL.encode(challenge), expiresAt: expiresAt))
     }
-    router.post("/v1/appattest/attestations") { request, context in
-        await api.handle(request, context, .appAttestAttestation) { body, _ in
-            let members = try api.object(body)
-            let keyID = try AppAttestRequest.keyID(members)
-            let object = try AppAttestRequest.bytes(members, "attestationObject")
-            let challenge = try AppAttestRequest.bytes(members, "challenge")
-            var userHandle: [UInt8]?
-            switch members["userId"] {
-            case nil, .null?: userHandle = nil
-            case .string(let text)?:
-                guard let handle = Base64URL.decode(text), (1...64).contains(handle.count) else {
-                    throw AppAttestRequest.malformed("userId must be a user id (base64url).")
-                }
-                userHandle = handle
-            default: throw AppAttestRequest.malformed("userId must be a user id (base64url).")
+    api.route(router, .appAttestAttestation) { request, body, _ in
+        let members = try api.object(body)
+        let keyID = try AppAttestRequest.keyID(members)
+        let object = try AppAttestRequest.bytes(members, "attestationObject")
+        let challenge = try AppAttestRequest.bytes(members, "challenge")
+        var userHandle: [UInt8]?
+        switch members["userId"] {
+        case nil, .null?: userHandle = nil
+        case .string(let text)?:
+            guard let handle = Base64URL.decode(text), (1...64).contains(handle.count) else {
+                throw AppAttestRequest.malformed("userId must be a user id (base64url).")
             }
-            let key = try await service.attest(keyID: keyID, attestationObject: object, challenge: challenge, userHandle: userHandle)
-            return try api.json(status: .created, AppAttestKeyJSON(key))
+            userHandle = handle
+        default: throw AppAttestRequest.malformed("userId must be a user id (base64url).")
         }
+        let key = try await service.attest(keyID: keyID, attestationObject: object, challenge: challenge, userHandle: userHandle)
+        return try api.json(status: .created, AppAttestKeyJSON(key))
     }
-    router.post("/v1/appattest/assertions") { request, context in
-        await api.handle(request, context, .appAttestAssertion) { body, _ in
-            let members = try api.object(body)
-            let keyID = try AppAttestRequest.keyID(members)
-            let assertion = try AppAttestRequest.bytes(members, "assertion")
-            let clientData = try AppAttestRequest.bytes(members, "clientData")
-            let key = try await service.assert(keyID: keyID, assertion: assertion, clientData: clientData)
-            return try api.json(status: .ok, AppAttestKeyJSON(key))
-        }
+    api.route(router, .appAttestAssertion) { request, body, _ in
+        let members = try api.object(body)
+        let keyID = try AppAttestRequest.keyID(members)
+        let assertion = try AppAttestRequest.bytes(members, "assertion")
+        let clientData = try AppAttestRequest.bytes(members, "clientData")
+        let key = try await service.assert(keyID: keyID, assertion: assertion, clientData: clientData)
+        return try api.json(status: .ok, AppAttestKeyJSON(key))
     }
 }
 
-extension Operation {
-    static let appAttestChallenge = Operation(name: "appattest_challenge", access: .ceremony)
-    static let appAttestAttestation = Operation(name: "appattest_attestation", access: .ceremony)
-    static let appAttestAssertion = Operation(name: "appattest_assertion", access: .ceremony)
-}
 
 /// Request members.
 enum AppAttestRequest {

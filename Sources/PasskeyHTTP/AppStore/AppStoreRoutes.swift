@@ -13,66 +13,52 @@ import WebAuthnModel
 ///                                       its authentication; Apple retries anything else); names no user
 ///     GET  /v1/users/:userId/entitlements  what the user's purchases grant now (API key)
 func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, service: AppStoreService) {
-    router.post("/v1/appstore/transactions") { request, context in
-        await api.handle(request, context, .appStoreTransaction) { body, _ in
-            let members = try api.object(body)
-            guard case .string(let userID)? = members["userId"], case .string(let signed)? = members["signedTransaction"] else {
-                throw APIError(status: 400, code: "malformed_json", message: "userId and signedTransaction are required strings.")
-            }
-            let handle = try API.userHandle(userID)
-            try api.limitUser(.handle(handle))
-            let result = try await service.postTransaction(signed.utf8, userHandle: handle)
-            return try api.json(
-                status: result.outcome == .inserted ? .created : .ok,
-                AppStoreTransactionAnswer(
-                    userId: userID, appAccountToken: AppAccountToken.derive(userHandle: handle),
-                    stored: result.outcome.rawValue, transaction: AppStoreTransactionJSON(result.transaction),
-                    entitlements: result.entitlements.map(EntitlementJSON.init)))
+    api.route(router, .appStoreTransaction) { request, body, _ in
+        let members = try api.object(body)
+        guard case .string(let userID)? = members["userId"], case .string(let signed)? = members["signedTransaction"] else {
+            throw APIError(status: 400, code: "malformed_json", message: "userId and signedTransaction are required strings.")
         }
+        let handle = try API.userHandle(userID)
+        try api.limitUser(.handle(handle))
+        let result = try await service.postTransaction(signed.utf8, userHandle: handle)
+        return try api.json(
+            status: result.outcome == .inserted ? .created : .ok,
+            AppStoreTransactionAnswer(
+                userId: userID, appAccountToken: AppAccountToken.derive(userHandle: handle),
+                stored: result.outcome.rawValue, transaction: AppStoreTransactionJSON(result.transaction),
+                entitlements: result.entitlements.map(EntitlementJSON.init)))
     }
-    router.post("/v1/appstore/renewals") { request, context in
-        await api.handle(request, context, .appStoreRenewal) { body, _ in
-            let members = try api.object(body)
-            guard case .string(let signed)? = members["signedRenewalInfo"] else {
-                throw APIError(status: 400, code: "malformed_json", message: "signedRenewalInfo is a required string.")
-            }
-            let (renewal, owner) = try await service.postRenewalInfo(signed.utf8)
-            return try api.json(status: .ok, AppStoreRenewalAnswer(userId: owner.map(Base64URL.encode), renewalInfo: RenewalInfoJSON(renewal)))
+    api.route(router, .appStoreRenewal) { request, body, _ in
+        let members = try api.object(body)
+        guard case .string(let signed)? = members["signedRenewalInfo"] else {
+            throw APIError(status: 400, code: "malformed_json", message: "signedRenewalInfo is a required string.")
         }
+        let (renewal, owner) = try await service.postRenewalInfo(signed.utf8)
+        return try api.json(status: .ok, AppStoreRenewalAnswer(userId: owner.map(Base64URL.encode), renewalInfo: RenewalInfoJSON(renewal)))
     }
-    router.post("/v1/appstore/notifications") { request, context in
-        await api.handle(request, context, .appStoreNotification) { body, _ in
-            let members = try api.object(body)
-            guard case .string(let signed)? = members["signedPayload"] else {
-                throw APIError(status: 400, code: "malformed_json", message: "signedPayload is a required string.")
-            }
-            let (notification, outcome) = try await service.receiveNotification(signed.utf8)
-            // Public route: the answer names no user and no purchase (Apple reads only the status).
-            return try api.json(status: .ok, AppStoreNotificationAnswer(
-                notificationUUID: notification.notificationUUID, notificationType: notification.notificationType,
-                subtype: notification.subtype, duplicate: outcome.duplicate))
+    api.route(router, .appStoreNotification) { request, body, _ in
+        let members = try api.object(body)
+        guard case .string(let signed)? = members["signedPayload"] else {
+            throw APIError(status: 400, code: "malformed_json", message: "signedPayload is a required string.")
         }
+        let (notification, outcome) = try await service.receiveNotification(signed.utf8)
+        // Public route: the answer names no user and no purchase (Apple reads only the status).
+        return try api.json(status: .ok, AppStoreNotificationAnswer(
+            notificationUUID: notification.notificationUUID, notificationType: notification.notificationType,
+            subtype: notification.subtype, duplicate: outcome.duplicate))
     }
-    router.get("/v1/users/:userId/entitlements") { request, context in
-        await api.handle(request, context, .appStoreEntitlements) { _, context in
-            guard let text = context.parameters.get("userId"), let handle = Base64URL.decodeStrict(text), (1...64).contains(handle.count) else {
-                throw APIError.invalidParameter("userId must be a user id (base64url).")
-            }
-            guard let entitlements = try await service.entitlements(userHandle: handle) else { throw APIError.userUnknown }
-            return try api.json(status: .ok, EntitlementsAnswer(
-                userId: text, appAccountToken: AppAccountToken.derive(userHandle: handle),
-                entitlements: entitlements.filter(\.isActive).map(EntitlementJSON.init),
-                inactive: entitlements.filter { !$0.isActive }.map(EntitlementJSON.init)))
+    api.route(router, .appStoreEntitlements) { request, _, context in
+        guard let text = context.parameters.get("userId"), let handle = Base64URL.decodeStrict(text), (1...64).contains(handle.count) else {
+            throw APIError.invalidParameter("userId must be a user id (base64url).")
         }
+        guard let entitlements = try await service.entitlements(userHandle: handle) else { throw APIError.userUnknown }
+        return try api.json(status: .ok, EntitlementsAnswer(
+            userId: text, appAccountToken: AppAccountToken.derive(userHandle: handle),
+            entitlements: entitlements.filter(\.isActive).map(EntitlementJSON.init),
+            inactive: entitlements.filter { !$0.isActive }.map(EntitlementJSON.init)))
     }
 }
 
-extension Operation {
-    static let appStoreTransaction = Operation(name: "appstore_transaction", access: .ceremony)
-    static let appStoreRenewal = Operation(name: "appstore_renewal", access: .ceremony)
-    static let appStoreNotification = Operation(name: "appstore_notification", access: .public)
-    static let appStoreEntitlements = Operation(name: "appstore_entitlements", access: .ceremony)
-}
 
 extension AppStoreSaveOutcome {
     var rawValue: String {

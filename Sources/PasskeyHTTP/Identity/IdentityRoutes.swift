@@ -9,18 +9,10 @@ import WebAuthnModel
 /// `POST /v1/idtoken/begin` and `/v1/idtoken/finish`: native sign-in with a provider's ID token, bound to a nonce
 /// passkeyd issued. Same access as the passkey ceremonies (the backend's API key).
 func addIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, service: IdentityService) {
-    router.post("/v1/idtoken/begin") { request, context in
-        await api.handle(request, context, .idTokenBegin) { body, _ in try await api.idTokenBegin(body, service: service) }
-    }
-    router.post("/v1/idtoken/finish") { request, context in
-        await api.handle(request, context, .idTokenFinish) { body, _ in try await api.idTokenFinish(body, service: service) }
-    }
+    api.route(router, .idTokenBegin) { request, body, _ in try await api.idTokenBegin(body, service: service) }
+    api.route(router, .idTokenFinish) { request, body, _ in try await api.idTokenFinish(body, service: service) }
 }
 
-extension Operation {
-    static let idTokenBegin = Operation(name: "idtoken_begin", access: .ceremony)
-    static let idTokenFinish = Operation(name: "idtoken_finish", access: .ceremony)
-}
 
 /// `{"session", "nonce", "providerNonce", "expiresAt"}`.
 struct IDTokenBeginJSON: Encodable {

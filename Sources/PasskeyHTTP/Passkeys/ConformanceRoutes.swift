@@ -42,12 +42,6 @@ import PasskeyStore
 import WebAuthnCore
 import WebAuthnModel
 
-extension Operation {
-    static let conformanceAttestationOptions = Operation(name: "conformance_attestation_options", access: .ceremony)
-    static let conformanceAttestationResult = Operation(name: "conformance_attestation_result", access: .ceremony)
-    static let conformanceAssertionOptions = Operation(name: "conformance_assertion_options", access: .ceremony)
-    static let conformanceAssertionResult = Operation(name: "conformance_assertion_result", access: .ceremony)
-}
 
 /// The session cookie of one ceremony kind.
 struct ConformanceSession: Sendable {
@@ -80,22 +74,22 @@ struct ConformanceSession: Sendable {
 
 /// Registers the four endpoints of the conformance transport binding.
 func addConformanceRoutes(to router: Router<PasskeyRequestContext>, api: API) {
-    router.post("/attestation/options") { request, context in
+    router.on(.conformanceAttestationOptions) { request, context in
         await api.handleConformance(request, context, .conformanceAttestationOptions, ending: nil) { body in
             try await api.conformanceAttestationOptions(body)
         }
     }
-    router.post("/attestation/result") { request, context in
+    router.on(.conformanceAttestationResult) { request, context in
         await api.handleConformance(request, context, .conformanceAttestationResult, ending: .attestation) { body in
             try await api.conformanceResult(body, request: request, session: .attestation)
         }
     }
-    router.post("/assertion/options") { request, context in
+    router.on(.conformanceAssertionOptions) { request, context in
         await api.handleConformance(request, context, .conformanceAssertionOptions, ending: nil) { body in
             try await api.conformanceAssertionOptions(body)
         }
     }
-    router.post("/assertion/result") { request, context in
+    router.on(.conformanceAssertionResult) { request, context in
         await api.handleConformance(request, context, .conformanceAssertionResult, ending: .assertion) { body in
             try await api.conformanceResult(body, request: request, session: .assertion)
         }

@@ -38,58 +38,35 @@ func addDemoRoutes(to router: Router<PasskeyRequestContext>, api: API) {
         let bytes = DemoFiles.load(file.name)
         router.get(RouterPath(route)) { _, _ in DemoFiles.response(bytes, contentType: file.contentType) }
     }
-    router.post("/demo/api/registration/begin") { request, context in
-        await api.handle(request, context, .demoRegistrationBegin) { body, _ in
-            try demo.checkOrigin(request)
-            return try await demo.registrationBegin(request, body)
-        }
+    api.route(router, .demoRegistrationBegin) { request, body, _ in
+        try demo.checkOrigin(request)
+        return try await demo.registrationBegin(request, body)
     }
-    router.post("/demo/api/registration/finish") { request, context in
-        await api.handle(request, context, .demoRegistrationFinish) { body, _ in
-            try demo.checkOrigin(request)
-            return try await demo.registrationFinish(request, body)
-        }
+    api.route(router, .demoRegistrationFinish) { request, body, _ in
+        try demo.checkOrigin(request)
+        return try await demo.registrationFinish(request, body)
     }
-    router.post("/demo/api/authentication/begin") { request, context in
-        await api.handle(request, context, .demoAuthenticationBegin) { body, _ in
-            try demo.checkOrigin(request)
-            return try await api.authenticationBegin(body)
-        }
+    api.route(router, .demoAuthenticationBegin) { request, body, _ in
+        try demo.checkOrigin(request)
+        return try await api.authenticationBegin(body)
     }
-    router.post("/demo/api/authentication/finish") { request, context in
-        await api.handle(request, context, .demoAuthenticationFinish) { body, _ in
-            try demo.checkOrigin(request)
-            return try await demo.authenticationFinish(body)
-        }
+    api.route(router, .demoAuthenticationFinish) { request, body, _ in
+        try demo.checkOrigin(request)
+        return try await demo.authenticationFinish(body)
     }
-    router.get("/demo/api/session") { request, context in
-        await api.handle(request, context, .demoSession) { _, _ in try await demo.session(request) }
+    api.route(router, .demoSession) { request, _, _ in try await demo.session(request) }
+    api.route(router, .demoDeleteCredential) { request, _, context in
+        try demo.checkOrigin(request)
+        return try await demo.deleteCredential(request, try AdminAPI.id(context, "credentialId"))
     }
-    router.delete("/demo/api/credentials/:credentialId") { request, context in
-        await api.handle(request, context, .demoDeleteCredential) { _, context in
-            try demo.checkOrigin(request)
-            return try await demo.deleteCredential(request, try AdminAPI.id(context, "credentialId"))
-        }
-    }
-    router.post("/demo/api/signout") { request, context in
-        await api.handle(request, context, .demoSignOut) { _, _ in
-            try demo.checkOrigin(request)
-            var response = Response(status: .noContent)
-            response.setCookie(demo.sessions.cleared)
-            return response
-        }
+    api.route(router, .demoSignOut) { request, _, _ in
+        try demo.checkOrigin(request)
+        var response = Response(status: .noContent)
+        response.setCookie(demo.sessions.cleared)
+        return response
     }
 }
 
-extension Operation {
-    static let demoRegistrationBegin = Operation(name: "demo_registration_begin", access: .ceremony)
-    static let demoRegistrationFinish = Operation(name: "demo_registration_finish", access: .ceremony)
-    static let demoAuthenticationBegin = Operation(name: "demo_authentication_begin", access: .ceremony)
-    static let demoAuthenticationFinish = Operation(name: "demo_authentication_finish", access: .ceremony)
-    static let demoSession = Operation(name: "demo_session", access: .ceremony)
-    static let demoDeleteCredential = Operation(name: "demo_delete_credential", access: .ceremony)
-    static let demoSignOut = Operation(name: "demo_sign_out", access: .ceremony)
-}
 
 /// The demo's session cookie: signed, short-lived, stateless.
 struct DemoSessions: Sendable {
@@ -146,7 +123,7 @@ struct DemoSessions: Sendable {
 struct DemoAPI: Sendable {
     let api: API
     let sessions: DemoSessions
-    var store: any PasskeyStore { api.service.store }
+    var service: CeremonyService { api.service }
 
     static func refused(_ message: String) -> APIError { APIError(status: 401, code: "unauthorized", message: message) }
 
@@ -172,8 +149,8 @@ struct DemoAPI: Sendable {
     /// The /v1 finish; signs in when the registration created the account or added to the signed-in one.
     func registrationFinish(_ request: Request, _ body: [UInt8]) async throws -> Response {
         var response = try await api.registrationFinish(body)
-        if let handle = try await owner(ofCredentialIn: body) {
-            let isNewAccount = try await store.credentials(ofUser: handle).count == 1
+        if let (handle, count) = try await owner(ofCredentialIn: body) {
+            let isNewAccount = count == 1
             if isNewAccount || sessions.user(request) == handle { response.setCookie(sessions.issue(handle)) }
         }
         return response
@@ -182,23 +159,23 @@ struct DemoAPI: Sendable {
     /// The /v1 finish; a verified assertion signs its credential's owner in.
     func authenticationFinish(_ body: [UInt8]) async throws -> Response {
         var response = try await api.authenticationFinish(body)
-        if let handle = try await owner(ofCredentialIn: body) { response.setCookie(sessions.issue(handle)) }
+        if let (handle, _) = try await owner(ofCredentialIn: body) { response.setCookie(sessions.issue(handle)) }
         return response
     }
 
-    /// The owner of the (just verified) credential whose id is `credential.id` in `body`.
-    private func owner(ofCredentialIn body: [UInt8]) async throws -> [UInt8]? {
+    /// The owner of the (just verified) credential whose id is `credential.id` in `body`, and how many credentials
+    /// they hold.
+    private func owner(ofCredentialIn body: [UInt8]) async throws -> (handle: [UInt8], credentialCount: Int)? {
         guard case .object(let credential)? = try api.object(body)["credential"], case .string(let text)? = credential["id"],
-            let id = Base64URL.decode(text), let stored = try await store.credential(id: id)
+            let id = Base64URL.decode(text)
         else { return nil }
-        return stored.record.userHandle
+        return try await service.owner(ofCredential: id)
     }
 
     func session(_ request: Request) async throws -> Response {
-        guard let handle = sessions.user(request), let user = try await store.user(handle: handle) else {
+        guard let handle = sessions.user(request), let (user, stored) = try await service.account(ofUser: handle) else {
             throw Self.refused("Not signed in (or the demo session expired).")
         }
-        let stored = try await store.credentials(ofUser: handle)
         return try api.json(status: .ok, DemoSession(
             user: UserJSON(user), credentials: stored.map { CredentialJSON($0, verified: nil, provider: api.service.provider(for: $0)) },
             signal: AcceptedCredentialsSignal(rpID: api.service.relyingParty.id, user: user, credentialIDs: stored.map(\.record.id))))
@@ -207,12 +184,7 @@ struct DemoAPI: Sendable {
     /// Deletes one of the signed-in user's credentials; another user's is reported as unknown.
     func deleteCredential(_ request: Request, _ id: [UInt8]) async throws -> Response {
         guard let handle = sessions.user(request) else { throw Self.refused("Not signed in (or the demo session expired).") }
-        // Two statements, not one guard with two `try await`s of typed-throwing calls: that form crashes the Swift
-        // 6.3.1 optimiser (release builds; LLVM CoroSplit, emitSetAndGetSwiftErrorValueAround).
-        let credential = try await store.credential(id: id)
-        guard let credential, credential.record.userHandle == handle else { throw APIError.credentialUnknown }
-        let deleted = try await store.deleteCredential(id: id, audit: RequestScope.audit)
-        guard deleted else { throw APIError.credentialUnknown }
+        try await service.removeCredential(id, ofUser: handle, audit: RequestScope.audit)
         RequestScope.log(.credentialDeleted, user: handle, credential: id)
         return Response(status: .noContent)
     }

@@ -13,30 +13,13 @@ import WebAuthnModel
 /// The passkey ceremonies: registration and authentication begin and finish, and creating a user without a sign-in
 /// method yet (`POST /v1/users`) for a backend's password users about to be upgraded.
 func addPasskeyRoutes(to router: Router<PasskeyRequestContext>, api: API) {
-    router.post("/v1/registration/begin") { request, context in
-        await api.handle(request, context, .registrationBegin) { body, _ in try await api.registrationBegin(body) }
-    }
-    router.post("/v1/registration/finish") { request, context in
-        await api.handle(request, context, .registrationFinish) { body, _ in try await api.registrationFinish(body) }
-    }
-    router.post("/v1/users") { request, context in
-        await api.handle(request, context, .createUser) { body, _ in try await api.createUser(body) }
-    }
-    router.post("/v1/authentication/begin") { request, context in
-        await api.handle(request, context, .authenticationBegin) { body, _ in try await api.authenticationBegin(body) }
-    }
-    router.post("/v1/authentication/finish") { request, context in
-        await api.handle(request, context, .authenticationFinish) { body, _ in try await api.authenticationFinish(body) }
-    }
+    api.route(router, .registrationBegin) { request, body, _ in try await api.registrationBegin(body) }
+    api.route(router, .registrationFinish) { request, body, _ in try await api.registrationFinish(body) }
+    api.route(router, .createUser) { request, body, _ in try await api.createUser(body) }
+    api.route(router, .authenticationBegin) { request, body, _ in try await api.authenticationBegin(body) }
+    api.route(router, .authenticationFinish) { request, body, _ in try await api.authenticationFinish(body) }
 }
 
-extension Operation {
-    static let registrationBegin = Operation(name: "registration_begin", access: .ceremony)
-    static let registrationFinish = Operation(name: "registration_finish", access: .ceremony)
-    static let authenticationBegin = Operation(name: "authentication_begin", access: .ceremony)
-    static let createUser = Operation(name: "create_user", access: .ceremony)
-    static let authenticationFinish = Operation(name: "authentication_finish", access: .ceremony)
-}
 
 extension API {
 

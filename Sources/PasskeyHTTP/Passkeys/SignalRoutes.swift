@@ -13,18 +13,13 @@ import WebAuthnModel
 /// deleted one and shows the new name. A successful authentication finish carries the same object as `signal`,
 /// and a finish with an unknown credential the arguments of `signalUnknownCredential` (APIError).
 func addSignalRoutes(to router: Router<PasskeyRequestContext>, api: API) {
-    router.get("/v1/users/:userId/signals") { request, context in
-        await api.handle(request, context, .userSignals) { _, context in
-            guard let text = context.parameters.get("userId"), let handle = Base64URL.decodeStrict(text), (1...64).contains(handle.count) else {
-                throw APIError.invalidParameter("userId must be a user id (base64url).")
-            }
-            let (user, credentialIDs) = try await api.service.signalState(ofUser: handle)
-            let signal = AcceptedCredentialsSignal(rpID: api.service.relyingParty.id, user: user, credentialIDs: credentialIDs)
-            return try api.json(status: .ok, signal)
+    api.route(router, .userSignals) { request, _, context in
+        guard let text = context.parameters.get("userId"), let handle = Base64URL.decodeStrict(text), (1...64).contains(handle.count) else {
+            throw APIError.invalidParameter("userId must be a user id (base64url).")
         }
+        let (user, credentialIDs) = try await api.service.signalState(ofUser: handle)
+        let signal = AcceptedCredentialsSignal(rpID: api.service.relyingParty.id, user: user, credentialIDs: credentialIDs)
+        return try api.json(status: .ok, signal)
     }
 }
 
-extension Operation {
-    static let userSignals = Operation(name: "user_signals", access: .ceremony)
-}

@@ -132,26 +132,19 @@ let wellKnownMaxAge = 3600
 
 /// The routes of ``WellKnownDocuments``: public (no API key), `application/json`, cacheable, never a redirect.
 func addWellKnownRoutes(to router: Router<PasskeyRequestContext>, api: API, documents: WellKnownDocuments) {
-    let routes: [(path: RouterPath, bytes: [UInt8]?, operation: Operation)] = [
-        ("/.well-known/apple-app-site-association", documents.appleAppSiteAssociation, .appleAppSiteAssociation),
-        ("/.well-known/assetlinks.json", documents.assetLinks, .assetLinks),
-        ("/.well-known/webauthn", documents.relatedOrigins, .relatedOrigins),
+    let routes: [(bytes: [UInt8]?, operation: Operation)] = [
+        (documents.appleAppSiteAssociation, .appleAppSiteAssociation),
+        (documents.assetLinks, .assetLinks),
+        (documents.relatedOrigins, .relatedOrigins),
     ]
     for route in routes {
         guard let bytes = route.bytes else { continue }
-        router.get(route.path) { request, context in
-            await api.handle(request, context, route.operation) { _, _ in
-                Response(
-                    status: .ok,
-                    headers: [.contentType: "application/json", .cacheControl: "public, max-age=\(wellKnownMaxAge)"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-            }
+        api.route(router, route.operation) { _, _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/json", .cacheControl: "public, max-age=\(wellKnownMaxAge)"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         }
     }
 }
 
-extension Operation {
-    static let appleAppSiteAssociation = Operation(name: "apple_app_site_association", access: .public)
-    static let assetLinks = Operation(name: "asset_links", access: .public)
-    static let relatedOrigins = Operation(name: "related_origins", access: .public)
-}

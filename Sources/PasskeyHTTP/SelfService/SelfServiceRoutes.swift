@@ -23,88 +23,65 @@ func addSelfServiceRoutes(to router: Router<PasskeyRequestContext>, api: API, se
     let me = MeRoutes(
         useCases: SelfService(
             policy: api.configuration.selfService, sessions: sessions, store: api.service.store, identities: api.identity?.identities))
-    router.get("/v1/me/credentials") { request, context in
-        await api.handle(request, context, .meCredentials) { _, _ in
-            let user = try await me.signedIn(request, recent: false)
-            let list = try await me.useCases.credentials(ofUser: user).map {
-                CredentialJSON($0, verified: nil, provider: api.service.provider(for: $0))
-            }
-            return try api.json(status: .ok, ["credentials": list])
+    api.route(router, .meCredentials) { request, _, _ in
+        let user = try await me.signedIn(request, recent: false)
+        let list = try await me.useCases.credentials(ofUser: user).map {
+            CredentialJSON($0, verified: nil, provider: api.service.provider(for: $0))
+        }
+        return try api.json(status: .ok, ["credentials": list])
+    }
+    api.route(router, .meRenameCredential) { request, body, context in
+        let user = try await me.signedIn(request, recent: false)
+        let id = try AdminAPI.id(context, "credentialId")
+        let nickname = try AdminAPI.nickname(body)
+        return try await RequestScope.acting(as: user) {
+            let credential = try await me.useCases.renameCredential(id, ofUser: user, nickname: nickname, audit: RequestScope.audit)
+            RequestScope.log(.credentialRenamed, user: user, credential: id)
+            return try api.json(status: .ok, ["credential": CredentialJSON(credential, verified: nil, provider: api.service.provider(for: credential))])
         }
     }
-    router.patch("/v1/me/credentials/:credentialId") { request, context in
-        await api.handle(request, context, .meRenameCredential) { body, context in
-            let user = try await me.signedIn(request, recent: false)
-            let id = try AdminAPI.id(context, "credentialId")
-            let nickname = try AdminAPI.nickname(body)
-            return try await RequestScope.acting(as: user) {
-                let credential = try await me.useCases.renameCredential(id, ofUser: user, nickname: nickname, audit: RequestScope.audit)
-                RequestScope.log(.credentialRenamed, user: user, credential: id)
-                return try api.json(status: .ok, ["credential": CredentialJSON(credential, verified: nil, provider: api.service.provider(for: credential))])
-            }
+    api.route(router, .meDeleteCredential) { request, _, context in
+        let user = try await me.signedIn(request, recent: true)
+        let id = try AdminAPI.id(context, "credentialId")
+        return try await RequestScope.acting(as: user) {
+            try await me.useCases.removeCredential(id, ofUser: user, audit: RequestScope.audit)
+            RequestScope.log(.credentialDeleted, user: user, credential: id)
+            return Response(status: .noContent)
         }
     }
-    router.delete("/v1/me/credentials/:credentialId") { request, context in
-        await api.handle(request, context, .meDeleteCredential) { _, context in
-            let user = try await me.signedIn(request, recent: true)
-            let id = try AdminAPI.id(context, "credentialId")
-            return try await RequestScope.acting(as: user) {
-                try await me.useCases.removeCredential(id, ofUser: user, audit: RequestScope.audit)
-                RequestScope.log(.credentialDeleted, user: user, credential: id)
-                return Response(status: .noContent)
-            }
+    api.route(router, .meRegistrationBegin) { request, body, _ in
+        let user = try await me.signedIn(request, recent: true)
+        let members = body.isEmpty ? [:] : try api.object(body)
+        if members["user"] != nil {
+            throw APIError(status: 400, code: "malformed_json", message: "user is the signed-in person here; leave it out.")
         }
+        try api.limitUser(.handle(user))
+        let registration = try api.registrationRequest(members)
+        let options = try await api.service.beginRegistration(for: .existingUser(handle: user), request: registration)
+        return try api.beginAnswer(options, mediation: registration.mediation)
     }
-    router.post("/v1/me/registration/begin") { request, context in
-        await api.handle(request, context, .meRegistrationBegin) { body, _ in
-            let user = try await me.signedIn(request, recent: true)
-            let members = body.isEmpty ? [:] : try api.object(body)
-            if members["user"] != nil {
-                throw APIError(status: 400, code: "malformed_json", message: "user is the signed-in person here; leave it out.")
-            }
-            try api.limitUser(.handle(user))
-            let registration = try api.registrationRequest(members)
-            let options = try await api.service.beginRegistration(for: .existingUser(handle: user), request: registration)
-            return try api.beginAnswer(options, mediation: registration.mediation)
-        }
-    }
-    router.post("/v1/me/registration/finish") { request, context in
-        await api.handle(request, context, .meRegistrationFinish) { body, _ in
-            // Recency was checked at begin; the ceremony is this person's and expires with its challenge. Checking it
-            // again here would refuse a passkey the authenticator has already made (an orphan on the device).
-            let user = try await me.signedIn(request, recent: false)
-            return try await RequestScope.acting(as: user) { try await api.registrationFinish(body, forUser: user) }
-        }
+    api.route(router, .meRegistrationFinish) { request, body, _ in
+        // Recency was checked at begin; the ceremony is this person's and expires with its challenge. Checking it
+        // again here would refuse a passkey the authenticator has already made (an orphan on the device).
+        let user = try await me.signedIn(request, recent: false)
+        return try await RequestScope.acting(as: user) { try await api.registrationFinish(body, forUser: user) }
     }
     guard api.identity != nil else { return }
-    router.get("/v1/me/identities") { request, context in
-        await api.handle(request, context, .meIdentities) { _, _ in
-            let user = try await me.signedIn(request, recent: false)
-            return try api.json(status: .ok, ["identities": try await me.useCases.identities(ofUser: user).map(IdentityJSON.init)])
-        }
+    api.route(router, .meIdentities) { request, _, _ in
+        let user = try await me.signedIn(request, recent: false)
+        return try api.json(status: .ok, ["identities": try await me.useCases.identities(ofUser: user).map(IdentityJSON.init)])
     }
-    router.delete("/v1/me/identities/:identityId") { request, context in
-        await api.handle(request, context, .meUnlinkIdentity) { _, context in
-            let user = try await me.signedIn(request, recent: true)
-            let id = try AdminAPI.id(context, "identityId")
-            return try await RequestScope.acting(as: user) {
-                try await me.useCases.unlinkIdentity(id, ofUser: user, audit: RequestScope.audit)
-                RequestScope.log(.identityUnlinked, user: user, identity: id)
-                return Response(status: .noContent)
-            }
+    api.route(router, .meUnlinkIdentity) { request, _, context in
+        let user = try await me.signedIn(request, recent: true)
+        let id = try AdminAPI.id(context, "identityId")
+        return try await RequestScope.acting(as: user) {
+            try await me.useCases.unlinkIdentity(id, ofUser: user, audit: RequestScope.audit)
+            RequestScope.log(.identityUnlinked, user: user, identity: id)
+            return Response(status: .noContent)
         }
     }
 }
 
-extension Operation {
-    static let meCredentials = Operation(name: "me_credentials", access: .public)
-    static let meRenameCredential = Operation(name: "me_rename_credential", access: .public)
-    static let meDeleteCredential = Operation(name: "me_delete_credential", access: .public)
-    static let meRegistrationBegin = Operation(name: "me_registration_begin", access: .public)
-    static let meRegistrationFinish = Operation(name: "me_registration_finish", access: .public)
-    static let meIdentities = Operation(name: "me_identities", access: .public)
-    static let meUnlinkIdentity = Operation(name: "me_unlink_identity", access: .public)
-}
 
 extension APIError {
     static let reauthenticationRequired = APIError(

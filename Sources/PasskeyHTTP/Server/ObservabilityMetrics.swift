@@ -111,7 +111,7 @@ extension Duration {
 /// `GET /metrics` when the configuration has an exporter: its bytes as the Prometheus text format. Open, like
 /// `/healthz` (restrict it at the network level if needed).
 func addMetricsRoute(to router: Router<PasskeyRequestContext>, api: API, exporter: @escaping @Sendable () -> [UInt8]) {
-    router.get("/metrics") { request, context in
+    router.on(.metrics) { request, context in
         do {
             try RateLimiter.check(
                 api.limiter.metrics, api.limiter.clientAddress(headers: request.headers, peer: context.remoteAddress), scope: "metrics")

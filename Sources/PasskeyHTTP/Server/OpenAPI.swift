@@ -11,7 +11,7 @@ import NIOCore
 func addOpenAPIRoute(to router: Router<PasskeyRequestContext>) {
     let routed = Set(router.routes.map { "\($0.method.rawValue) \($0.path)" } + ["GET /openapi.json"])
     let document = OpenAPIResource.bytes.flatMap { OpenAPIResource.served($0, routed: routed) }.map { ByteBuffer(bytes: $0) }
-    router.get("/openapi.json") { _, _ in
+    router.on(.openAPIDocument) { _, _ in
         guard let document else {
             // The resource is part of the module; this is a packaging bug, not a client error.
             return Response(

@@ -80,8 +80,8 @@ public func buildRouter(
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
     let api = API(service: service, identity: identity, sessions: sessions, configuration: configuration)
-    router.get("/healthz") { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
-    router.get("/readyz") { _, context in
+    router.on(.healthz) { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
+    router.on(.readyz) { _, context in
         do {
             try await service.store.ping()
             return api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ready\"}".utf8))
@@ -111,11 +111,6 @@ public func buildRouter(
     return router
 }
 
-/// What a route does, for logs and metrics.
-struct Operation: Sendable, Hashable {
-    let name: String
-    let access: Access
-}
 
 /// Request handling shared by the routes.
 struct API: Sendable {
@@ -151,6 +146,17 @@ struct API: Sendable {
     /// - Parameters:
     ///   - failureBody: the error body (the FIDO conformance binding has its own shape).
     ///   - adjust: last changes to the reply, knowing the failure if any (e.g. clearing a session cookie).
+    /// Registers `operation`'s route (its method and path from the route table) with `body` run by
+    /// ``handle(_:_:_:failureBody:adjust:_:)``: the body gets the request, its collected body bytes and the context.
+    func route(
+        _ router: Router<PasskeyRequestContext>, _ operation: Operation,
+        _ body: @escaping @Sendable (Request, [UInt8], PasskeyRequestContext) async throws -> Response
+    ) {
+        router.on(operation) { request, context in
+            await handle(request, context, operation) { bytes, context in try await body(request, bytes, context) }
+        }
+    }
+
     func handle(
         _ request: Request, _ context: PasskeyRequestContext, _ operation: Operation,
         failureBody: (APIError) -> [UInt8] = { $0.jsonBody },
@@ -299,4 +305,13 @@ struct API: Sendable {
         }
     }
 
+}
+
+extension Router<PasskeyRequestContext> {
+    /// Adds `handler` at the route table's method and path of `operation`.
+    func on(
+        _ operation: Operation, use handler: @escaping @Sendable (Request, PasskeyRequestContext) async throws -> Response
+    ) {
+        on(RouterPath(operation.path), method: operation.method, use: handler)
+    }
 }

@@ -16,91 +16,71 @@ import WebAuthnModel
 ///     POST /v1/handoff                  Bearer access token {"codeChallenge"?}, or API key {"userId", "codeChallenge"?}
 ///     POST /v1/handoff/exchange         {"code", "codeVerifier"?, "cookie"?} → a new session (public)
 func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, service: SessionService) {
-    router.get("/.well-known/jwks.json") { request, context in
-        await api.handle(request, context, .sessionJWKS) { _, _ in
-            let bytes = try await service.keys.current().jwks(at: service.now())
-            return Response(
-                status: .ok,
-                headers: [.contentType: "application/jwk-set+json", .cacheControl: "public, max-age=\(SessionKeys.jwksMaxAge)"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-        }
+    api.route(router, .sessionJWKS) { request, _, _ in
+        let bytes = try await service.keys.current().jwks(at: service.now())
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/jwk-set+json", .cacheControl: "public, max-age=\(SessionKeys.jwksMaxAge)"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
-    router.post("/v1/sessions/refresh") { request, context in
-        await api.handle(request, context, .sessionRefresh) { body, _ in
-            let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
-            do {
-                let issued = try await service.refresh(token)
-                return api.sessionResponse(issued, status: .ok, cookie: fromCookie ? service.cookie : nil)
-            } catch let error as SessionError where fromCookie {
-                // A dead cookie is cleared, so the page stops sending it.
-                var response = api.failure(APIError(error))
-                response.headers[.setCookie] = service.cookie.cleared()
-                return response
-            }
-        }
-    }
-    router.post("/v1/sessions/revoke") { request, context in
-        await api.handle(request, context, .sessionRevoke) { body, _ in
-            if let bearer = API.bearer(request), body.isEmpty || (try? api.object(body))?.isEmpty == true {
-                _ = try await service.signOut(accessToken: bearer)
-            } else {
-                let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
-                do {
-                    _ = try await service.signOut(refreshToken: token)
-                } catch let error as SessionError where fromCookie && error.code == .refreshTokenMalformed {
-                    // A cookie that is not a refresh token: nothing to revoke; it is cleared below (RFC 7009: an
-                    // invalid token is not an error of a revocation).
-                }
-            }
-            // As RFC 7009: the same answer whether the session was active, so the call reveals nothing.
-            var response = Response(status: .noContent)
+    api.route(router, .sessionRefresh) { request, body, _ in
+        let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
+        do {
+            let issued = try await service.refresh(token)
+            return api.sessionResponse(issued, status: .ok, cookie: fromCookie ? service.cookie : nil)
+        } catch let error as SessionError where fromCookie {
+            // A dead cookie is cleared, so the page stops sending it.
+            var response = api.failure(APIError(error))
             response.headers[.setCookie] = service.cookie.cleared()
             return response
         }
     }
-    router.post("/v1/sessions/introspect") { request, context in
-        await api.handle(request, context, .sessionIntrospect) { body, _ in
-            guard case .string(let token)? = try api.object(body)["token"] else {
-                throw APIError(status: 400, code: "malformed_json", message: "token is required.")
+    api.route(router, .sessionRevoke) { request, body, _ in
+        if let bearer = API.bearer(request), body.isEmpty || (try? api.object(body))?.isEmpty == true {
+            _ = try await service.signOut(accessToken: bearer)
+        } else {
+            let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
+            do {
+                _ = try await service.signOut(refreshToken: token)
+            } catch let error as SessionError where fromCookie && error.code == .refreshTokenMalformed {
+                // A cookie that is not a refresh token: nothing to revoke; it is cleared below (RFC 7009: an
+                // invalid token is not an error of a revocation).
             }
-            return api.rawJSON(status: .ok, try await api.introspect(token, service: service))
         }
+        // As RFC 7009: the same answer whether the session was active, so the call reveals nothing.
+        var response = Response(status: .noContent)
+        response.headers[.setCookie] = service.cookie.cleared()
+        return response
     }
-    router.post("/v1/handoff") { request, context in
-        await api.handle(request, context, .handoffCreate) { body, _ in try await api.handoff(body, request: request, service: service) }
-    }
-    router.post("/v1/handoff/exchange") { request, context in
-        await api.handle(request, context, .handoffExchange) { body, _ in
-            let members = try api.object(body)
-            guard case .string(let code)? = members["code"] else {
-                throw APIError(status: 400, code: "malformed_json", message: "code is required.")
-            }
-            var verifier: String?
-            switch members["codeVerifier"] {
-            case nil, .null?: break
-            case .string(let text)?: verifier = text
-            default: throw APIError(status: 400, code: "malformed_json", message: "codeVerifier must be a string.")
-            }
-            var useCookie = false
-            switch members["cookie"] {
-            case nil, .null?: break
-            case .bool(let flag)?: useCookie = flag
-            default: throw APIError(status: 400, code: "malformed_json", message: "cookie must be true or false.")
-            }
-            let issued = try await service.exchange(code: code, verifier: verifier)
-            return api.sessionResponse(issued, status: .ok, cookie: useCookie ? service.cookie : nil)
+    api.route(router, .sessionIntrospect) { request, body, _ in
+        guard case .string(let token)? = try api.object(body)["token"] else {
+            throw APIError(status: 400, code: "malformed_json", message: "token is required.")
         }
+        return api.rawJSON(status: .ok, try await api.introspect(token, service: service))
+    }
+    api.route(router, .handoffCreate) { request, body, _ in try await api.handoff(body, request: request, service: service) }
+    api.route(router, .handoffExchange) { request, body, _ in
+        let members = try api.object(body)
+        guard case .string(let code)? = members["code"] else {
+            throw APIError(status: 400, code: "malformed_json", message: "code is required.")
+        }
+        var verifier: String?
+        switch members["codeVerifier"] {
+        case nil, .null?: break
+        case .string(let text)?: verifier = text
+        default: throw APIError(status: 400, code: "malformed_json", message: "codeVerifier must be a string.")
+        }
+        var useCookie = false
+        switch members["cookie"] {
+        case nil, .null?: break
+        case .bool(let flag)?: useCookie = flag
+        default: throw APIError(status: 400, code: "malformed_json", message: "cookie must be true or false.")
+        }
+        let issued = try await service.exchange(code: code, verifier: verifier)
+        return api.sessionResponse(issued, status: .ok, cookie: useCookie ? service.cookie : nil)
     }
 }
 
-extension Operation {
-    static let sessionJWKS = Operation(name: "session_jwks", access: .public)
-    static let sessionRefresh = Operation(name: "session_refresh", access: .public)
-    static let sessionRevoke = Operation(name: "session_revoke", access: .public)
-    static let sessionIntrospect = Operation(name: "session_introspect", access: .ceremony)
-    static let handoffCreate = Operation(name: "handoff_create", access: .public)
-    static let handoffExchange = Operation(name: "handoff_exchange", access: .public)
-}
 
 extension API {
     /// The bearer value of the Authorization header.
