@@ -172,108 +172,51 @@ do {
             providers: providers, ceremonies: store, identities: store, sessionTimeout: settings.identity.sessionTimeout,
             appleCodeExchange: appleCodeExchange)
     }
+    // The background work, as services of the same group as the HTTP server (which is listed last, so a graceful
+    // shutdown closes it first and then stops these).
+    var background: [BackgroundService] = []
+    // Purge expired ceremonies (every 60 s, every 5 s near the total cap).
+    background.append(CeremonyPurge(
+        store: store, total: settings.ceremonyCaps.total, logger: logger, refreshCount: { try await store.refreshCeremonyCount() }
+    ).service)
     // Revoke queued provider tokens (deleted users, unlinked identities, replaced tokens) every 30 s.
-    let revokerExchange = appleCodeExchange
-    let revoker = Task {
-        guard let revokerExchange else { return }
-        await TokenRevocationDrain(exchange: revokerExchange, logger: logger, metricsFactory: MetricsSystem.factory)
-            .run(every: .seconds(30))
+    if let appleCodeExchange {
+        background.append(
+            TokenRevocationDrain(exchange: appleCodeExchange, logger: logger, metricsFactory: MetricsSystem.factory).service(every: .seconds(30)))
     }
-    // Sessions: a new signing key when the rotation interval has passed, and ended sessions and keys purged (a day
-    // after they ended, so the admin API still shows recent revocations), every 10 minutes.
-    let sessionKeeper = Task {
-        guard let sessions else { return }
-        while true {
-            do { try await Task.sleep(for: .seconds(600)) } catch { return }
-            do {
-                try await sessions.keys.rotateIfDue()
-                let now = Date()
-                let purged = try await sessions.store.purgeSessions(before: now - 86_400)
-                _ = try await sessions.store.purgeSigningKeys(before: now)
-                if purged > 0 { logger.debug("purged ended sessions", metadata: ["count": .stringConvertible(purged)]) }
-            } catch {
-                logger.warning("session key rotation or purge failed", metadata: ["reason": .string(String(describing: error).prefix(300).description)])
-            }
-        }
-    }
+    // Sessions: key rotation when due, ended sessions and retired keys purged, every 10 minutes.
+    if let sessions { background.append(sessions.maintenance(logger: logger)) }
     // App Store notification UUIDs past their retention, every hour.
-    let appStoreKeeper = Task {
-        guard let appStore, let retention = settings.appStore?.notificationRetention else { return }
-        while true {
-            do {
-                let purged = try await appStore.store.purgeAppStoreNotifications(before: Date() - retention)
-                if purged > 0 { logger.debug("purged App Store notification ids", metadata: ["count": .stringConvertible(purged)]) }
-            } catch {
-                logger.warning("purging App Store notification ids failed", metadata: ["reason": .string(String(describing: error).prefix(300).description)])
-            }
-            do { try await Task.sleep(for: .seconds(3600)) } catch { return }
-        }
+    if let appStore, let retention = settings.appStore?.notificationRetention {
+        background.append(appStore.notificationPurge(retention: retention, logger: logger))
     }
-    // Purge expired ceremonies in the background; requests never wait for it. Every 60 s, or every 5 s while the
-    // table holds at least half of PASSKEYD_PENDING_MAX (a begin flood); the count that decides it (and switches
-    // the save statement to counting the whole table near the cap) is refreshed every 5 s.
-    let purger = Task {
-        var sincePurge = 60  // the first check purges: rows may have expired while no instance ran
-        while true {
-            do { try await Task.sleep(for: .seconds(5)) } catch { return }  // cancelled: shutting down
-            sincePurge += 5
+    // Reload the provider names file and the FIDO metadata BLOB when their file is replaced (e.g. by a daily cron
+    // download): every 10 minutes the file's modification time is checked; a newer file that parses (a BLOB: that
+    // verifies, with a higher serial) replaces what the service uses, one that does not is logged and the previous
+    // one stays. Past the metadata's nextUpdate a warning is logged once per check.
+    if let providerNames = settings.providerNames {
+        service.replaceProviderNames(providerNames.names)
+        let ceremonies = service
+        background.append(FileReload.service("provider names reload", path: providerNames.path) { changed in
+            guard changed else { return }
             do {
-                let count = try await store.refreshCeremonyCount()
-                let busy = settings.ceremonyCaps.total.map { count * 2 >= $0 } ?? false
-                guard busy || sincePurge >= 60 else { continue }
-                sincePurge = 0
-                let purged = try await store.purgeExpiredCeremonies()
-                if purged > 0 { logger.debug("purged expired ceremonies", metadata: ["count": .stringConvertible(purged)]) }
-            } catch {
-                let reason = (error as? StoreError).map { "\($0.code): \($0.reason)" } ?? String(reflecting: type(of: error))
-                logger.warning("purging expired ceremonies failed", metadata: ["reason": .string(reason)])
-            }
-        }
-    }
-    // Reload the FIDO metadata BLOB when its file is replaced (e.g. by a daily cron download): every 10 minutes
-    // the file's modification time is checked; a newer BLOB that verifies replaces the index, one that does not is
-    // logged and the previous index stays. Past the index's nextUpdate a warning is logged once per check.
-    // The provider names file is reloaded the same way: checked every 10 minutes, a newer file that parses replaces
-    // the names, one that does not is logged and the previous names stay.
-    if let providerNames = settings.providerNames { service.replaceProviderNames(providerNames.names) }
-    let providerNamesReloader = Task {
-        guard let source = settings.providerNames else { return }
-        func modified() -> Date? {
-            (try? FileManager.default.attributesOfItem(atPath: source.path))?[.modificationDate] as? Date
-        }
-        var loadedModification = modified()
-        while true {
-            do { try await Task.sleep(for: .seconds(600)) } catch { return }
-            let modification = modified()
-            guard modification != loadedModification else { continue }
-            loadedModification = modification
-            do {
-                let names = try ProviderNameSettings.read(source.path)
-                service.replaceProviderNames(names)
+                let names = try ProviderNameSettings.read(providerNames.path)
+                ceremonies.replaceProviderNames(names)
                 logger.info("provider names reloaded", metadata: ["entries": .stringConvertible(names.count)])
             } catch {
                 logger.warning(
                     "provider names not reloaded; keeping the previous ones", metadata: ["reason": .string(String(describing: error))])
             }
-        }
+        })
     }
-    let metadataReloader = Task {
-        guard let source = settings.metadataSource else { return }
-        func modified() -> Date? {
-            (try? FileManager.default.attributesOfItem(atPath: source.blobPath))?[.modificationDate] as? Date
-        }
-        var loadedModification = modified()
-        var current = settings.relyingParty.attestation.metadata
-        while true {
-            do { try await Task.sleep(for: .seconds(600)) } catch { return }
-            let modification = modified()
-            if modification != loadedModification {
-                loadedModification = modification
+    if let source = settings.metadataSource {
+        let ceremonies = service
+        background.append(FileReload.service("metadata BLOB reload", path: source.blobPath) { changed in
+            if changed {
                 do {
                     let index = try MetadataLoader.load(blobPath: source.blobPath, rootPEMPaths: source.rootPEMPaths)
-                    if index.serialNumber > current?.serialNumber ?? Int.min {
-                        service.replaceMetadata(index)
-                        current = index
+                    if index.serialNumber > ceremonies.relyingParty.attestation.metadata?.serialNumber ?? Int.min {
+                        ceremonies.replaceMetadata(index)
                         logger.info(
                             "metadata BLOB reloaded",
                             metadata: ["serial": .stringConvertible(index.serialNumber), "entries": .stringConvertible(index.entries.count)])
@@ -284,12 +227,12 @@ do {
                         metadata: ["reason": .string(Settings.metadataFailure(error))])
                 }
             }
-            if let current, current.nextUpdate < Date() {
+            if let current = ceremonies.relyingParty.attestation.metadata, current.nextUpdate < Date() {
                 logger.warning(
                     "metadata BLOB is past its nextUpdate; download a new one",
                     metadata: ["next_update": .string("\(current.nextUpdate)")])
             }
-        }
+        })
     }
     let rp = settings.relyingParty
     logger.info(
@@ -317,25 +260,15 @@ do {
         logger: logger)
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are
     // closed, requests in flight finish and their connections close after the response; past
-    // PASSKEYD_SHUTDOWN_TIMEOUT the remaining ones are cancelled. Then the background tasks stop, the pool
+    // PASSKEYD_SHUTDOWN_TIMEOUT the remaining ones are cancelled. Then the background services stop, the pool
     // closes its connections, and the process exits with 0.
-    var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    // The group shuts its services down in reverse order: the HTTP server first, then the background services.
+    var lifecycle = ServiceGroupConfiguration(
+        services: background.map { .init(service: $0) } + [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     lifecycle.maximumGracefulShutdownDuration = settings.shutdownTimeout
     lifecycle.maximumCancellationDuration = .seconds(5)
     try await ServiceGroup(configuration: lifecycle).run()
-    logger.info("passkeyd stopping: HTTP server closed; closing the database pool")
-    purger.cancel()
-    metadataReloader.cancel()
-    providerNamesReloader.cancel()
-    revoker.cancel()
-    sessionKeeper.cancel()
-    appStoreKeeper.cancel()
-    await purger.value
-    await sessionKeeper.value
-    await appStoreKeeper.value
-    await revoker.value
-    await metadataReloader.value
-    await providerNamesReloader.value
+    logger.info("passkeyd stopping: HTTP server and background services stopped; closing the database pool")
     await pool.shutdown()
     try? await httpClient?.shutdown()
     try? await libpqThreads.shutdownGracefully()

@@ -102,17 +102,17 @@ public struct TokenRevocationDrain: Sendable {
         pending = Gauge(label: "passkeyd_provider_token_revocations_pending", factory: metricsFactory)
     }
 
-    /// Drains every `interval` until cancelled: passes back to back while they come back full, then a pause. A failed
-    /// pass (the database unreachable) is logged and tried again after the pause; the queue is in the database, so
-    /// what a stopped instance left is revoked by the next one.
-    public func run(every interval: Duration) async {
-        while !Task.isCancelled {
+    /// Drains at start and then every `interval` until the service group shuts down: passes back to back while they
+    /// come back full, then a pause. A failed pass (the database unreachable) is logged and tried again after the
+    /// pause; the queue is in the database, so what a stopped instance left is revoked by the next one.
+    public func service(every interval: Duration) -> BackgroundService {
+        BackgroundService("provider token revocation drain", every: interval, runsAtStart: true) {
             do {
                 while try await drainOnce().claimed >= batchSize, !Task.isCancelled {}
             } catch {
-                logger.warning("provider token revocation pass failed", metadata: ["reason": .string("\(error.code): \(error.reason)")])
+                let reason = (error as? StoreError).map { "\($0.code): \($0.reason)" } ?? String(reflecting: type(of: error))
+                logger.warning("provider token revocation pass failed", metadata: ["reason": .string(reason)])
             }
-            do { try await Task.sleep(for: interval) } catch { return }  // cancelled: shutting down
         }
     }
 

@@ -284,7 +284,7 @@ struct AppleCodeHTTPTests {
     @Test("the drain loop passkeyd runs revokes what is queued while it runs, and ends when cancelled")
     func drainLoop() async throws {
         try await Self.withApple { harness, client in
-            let loop = Task { await (try! harness.drain()).run(every: .milliseconds(50)) }
+            let loop = Task { try await (try! harness.drain()).service(every: .milliseconds(50)).run() }
             let reply = try await Self.signIn(client, code: "c")
             let userID = try #require((reply.json["user"] as? [String: Any])?["id"] as? String)
             #expect(try await client.send(.delete, "/v1/admin/users/\(userID)", headers: PostgresHTTP.adminAuth).status == 204)
@@ -296,7 +296,7 @@ struct AppleCodeHTTPTests {
             #expect(left == 0)
             #expect(harness.server.record.revokeRequests.count == 1)
             loop.cancel()
-            await loop.value
+            try await loop.value  // returns (no error) when cancelled
         }
     }
 
