@@ -3,12 +3,12 @@
 #
 #   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
 #   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then release builds
-#                         and, against them, the README's curl walkthrough (scripts/smoke.sh) and the browser tests
-#                         of the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too),
-#                         the API contract test (scripts/contract-test.sh: schemathesis against openapi.json), the
-#                         Python client and its Django example against passkeyd (scripts/python-client-test.sh),
-#                         SIGTERM under load (scripts/shutdown-test.sh), a primary/standby failover under load
-#                         (scripts/failover-test.sh) and a bounded begin flood (scripts/flood-test.sh)
+#                         and, against them, the README's curl walkthrough (scripts/test/smoke.sh) and the browser tests
+#                         of the demo page in headless Chromium (scripts/test/e2e.sh; installs browser_test_packages too),
+#                         the API contract test (scripts/test/contract-test.sh: schemathesis against openapi.json), the
+#                         Python client and its Django example against passkeyd (scripts/test/python-client-test.sh),
+#                         SIGTERM under load (scripts/test/shutdown-test.sh), a primary/standby failover under load
+#                         (scripts/test/failover-test.sh) and a bounded begin flood (scripts/test/flood-test.sh)
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
 #                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
@@ -67,18 +67,18 @@ test)
     swift build -c release --product passkeyd-softkey
     swift build -c release --product passkeyd-idp
     release_bin="$(swift build -c release --show-bin-path)"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/idtoken-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/session-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/upgrade-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/appstore-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/appattest-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/contract-test.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/python-client-test.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
-    scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/flood-test.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/idtoken-smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/session-smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/upgrade-smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/appstore-smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/appattest-smoke.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/e2e.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/contract-test.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/python-client-test.sh "$release_bin"
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/shutdown-test.sh "$release_bin"
+    scripts/test/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters
+    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/flood-test.sh "$release_bin"
     # Each libFuzzer target briefly (scripts/fuzz.sh: address sanitizer, seeded from ../shared/vectors).
     scripts/fuzz.sh --time 10
     ;;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's sessions walkthrough ("Sessions after sign-in"), run for real against a passkeyd process
-# (scripts/dev.sh test runs it after scripts/idtoken-smoke.sh).
+# (scripts/dev.sh test runs it after scripts/test/idtoken-smoke.sh).
 #
-#   scripts/session-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/session-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
 # Starts passkeyd on 127.0.0.1:${SESSION_SMOKE_PORT:-18082} with sessions on, signs in with passkeyd-softkey, and
 # checks the access token with an independent verifier (e2e/verify_jwt.py: PyJWT + cryptography, Debian's
@@ -10,8 +10,8 @@
 # token then revokes the session), hands off to a "web view" (exchange once; twice is refused), introspects, signs
 # out, and rotates the signing key with `passkeyd rotate-session-key` (the old token still verifies, both keys published).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/session-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/session-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 port="${SESSION_SMOKE_PORT:-18082}"
 export PATH="$bin:$PATH"
@@ -23,8 +23,8 @@ openssl rand -base64 32 >kek
 export PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
 export PASSKEYD_SESSION_ISSUER=https://login.example.com PASSKEYD_SESSION_AUDIENCES=https://api.example.com
 smoke_name=session-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 name="sam-$(date +%s%N)"
 
 expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\"}}" | passkeyd-softkey register --key sam.json >finish.json

@@ -2,7 +2,7 @@
 # The browser tests (e2e/browser_test.py): the demo page in headless Chromium with WebAuthn virtual authenticators,
 # against real passkeyd processes (scripts/dev.sh test runs it after the smoke test).
 #
-#   scripts/e2e.sh BIN_DIR    BIN_DIR holds passkeyd; PASSKEYD_DATABASE_URL must be set; needs Debian's chromium,
+#   scripts/test/e2e.sh BIN_DIR    BIN_DIR holds passkeyd; PASSKEYD_DATABASE_URL must be set; needs Debian's chromium,
 #                             chromium-driver, python3-selenium and python3-pytest (scripts/dev.sh test installs them)
 #
 # Starts two passkeyd on free loopback ports with PASSKEYD_DEMO=on, PASSKEYD_RP_ID=localhost and
@@ -10,8 +10,8 @@
 # required), one with PASSKEYD_USER_VERIFICATION=preferred-unsafe for the U2F authenticator, one with sessions on
 # (the native-to-web-view handoff; the native side is passkeyd-softkey from BIN_DIR). Runs the tests, stops them. Screenshots go to ${PASSKEYD_E2E_ARTIFACTS:-var/artifacts}.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/e2e.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/e2e.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python=/usr/bin/python3  # Debian's, which has python3-selenium and python3-pytest
 work="$(mktemp -d)"
 admin_key="e2e-admin-$(date +%s%N)"

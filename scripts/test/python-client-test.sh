@@ -3,10 +3,10 @@
 # example against a real passkeyd (release build) on PostgreSQL, with passkeyd-softkey as the authenticator.
 # Installs the client (and pytest, Django from PyPI) into var/python-client-venv.
 #
-#   scripts/python-client-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/python-client-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/python-client-test.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/python-client-test.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python=/usr/bin/python3  # Debian's (python3-venv); scripts/dev.sh test installs it
 [[ -x "$python" ]] || python=python3
 venv="$repo/var/python-client-venv"

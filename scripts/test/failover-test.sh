@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Failover under load with a real streaming replica (scripts/dev.sh test runs it after shutdown-test.sh).
 #
-#   scripts/failover-test.sh BIN_DIR [--async]
+#   scripts/test/failover-test.sh BIN_DIR [--async]
 #
 # BIN_DIR holds passkeyd and passkeyd-softkey. Starts two PostgreSQL 15 clusters of its own on 127.0.0.1
 # (primary :${FAILOVER_PORT:-25461}, standby :port+1, under var/failover or /tmp when the postgres user cannot
@@ -11,7 +11,7 @@
 # primary stops, standing for a replica that lags or lost its link.
 #
 # passkeyd runs with PASSKEYD_DATABASE_URL=postgresql://postgres@127.0.0.1:P1,127.0.0.1:P2/passkeyd?
-# target_session_attrs=read-write. ${FAILOVER_WORKERS:-6} workers (scripts/ackload.sh: new users registering,
+# target_session_attrs=read-write. ${FAILOVER_WORKERS:-6} workers (scripts/lib/ackload.sh: new users registering,
 # then signing in) run for ${FAILOVER_SECONDS:-24} s; after ${FAILOVER_SWITCH_AT:-8} s the primary is stopped
 # (pg_ctl stop -m immediate) and, ${FAILOVER_PROMOTE_DELAY:-1} s later, the standby promoted (pg_ctl promote).
 # passkeyd is not restarted. Afterwards, on the new primary: every acknowledged registration (201) must exist
@@ -19,12 +19,12 @@
 # Prints acknowledged requests before/after the switch, failures during it, the time to the first acknowledged
 # finish after the stop, and exits 1 on any loss. Stops by itself (load deadline; every step has a timeout).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/failover-test.sh BIN_DIR [--async]}" && pwd)"
+bin="$(cd "${1:?usage: scripts/test/failover-test.sh BIN_DIR [--async]}" && pwd)"
 mode="sync"
 [[ ${2:-} == --async ]] && mode="async"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
-# shellcheck source=scripts/ackload.sh
-source "$repo/scripts/ackload.sh"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+# shellcheck source=scripts/lib/ackload.sh
+source "$repo/scripts/lib/ackload.sh"
 pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 p1="${FAILOVER_PORT:-25461}"
 p2=$((p1 + 1))

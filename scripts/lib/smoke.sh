@@ -1,4 +1,4 @@
-# Shared by scripts/smoke.sh and scripts/idtoken-smoke.sh (sourced, not run): start passkeyd in the background on
+# Shared by scripts/test/smoke.sh and scripts/test/idtoken-smoke.sh (sourced, not run): start passkeyd in the background on
 # 127.0.0.1:$port with an admin key and wait until it is ready, and the `expect` / `fail` helpers of the walkthroughs.
 #
 # Needs: $port, $repo, $work, $smoke_name (the prefix of failure messages); passkeyd on PATH and the environment it

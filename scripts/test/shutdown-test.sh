@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SIGTERM under load, against a real passkeyd process (scripts/dev.sh test runs it after smoke.sh).
 #
-#   scripts/shutdown-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
+#   scripts/test/shutdown-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
 #                                       set (a postgresql:// URI; its database is used, names are unique per run)
 #
 # Starts passkeyd on 127.0.0.1:${SHUTDOWN_PORT:-18081} with application_name passkeyd-shutdown-<run>, runs
-# ${SHUTDOWN_WORKERS:-8} workers (scripts/ackload.sh: new users registering, then signing in) for
+# ${SHUTDOWN_WORKERS:-8} workers (scripts/lib/ackload.sh: new users registering, then signing in) for
 # ${SHUTDOWN_LOAD_SECONDS:-4} s, then holds an EXCLUSIVE lock on credentials for a second (so that finishes are in
 # flight inside passkeyd) and sends SIGTERM in the middle of it. Then checks and prints:
 #   - passkeyd exited with 0 (within PASSKEYD_SHUTDOWN_TIMEOUT);
@@ -14,10 +14,10 @@
 #   - every acknowledged registration and counter is in the database;
 #   - pg_stat_activity shows no connection of this passkeyd left (the pool closed).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/shutdown-test.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# shellcheck source=scripts/ackload.sh
-source "$repo/scripts/ackload.sh"
+bin="$(cd "${1:?usage: scripts/test/shutdown-test.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/lib/ackload.sh
+source "$repo/scripts/lib/ackload.sh"
 : "${PASSKEYD_DATABASE_URL:?PASSKEYD_DATABASE_URL must be set}"
 pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 work="$(mktemp -d)"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # A bounded begin flood on loopback against a real passkeyd (scripts/dev.sh test runs it after failover-test.sh).
 #
-#   scripts/flood-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
+#   scripts/test/flood-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
 #                                    set (a postgresql:// URI; its database is used, user names are unique per run)
 #
 # Starts passkeyd on 127.0.0.1:${FLOOD_PORT:-18083} with a small global cap (PASSKEYD_PENDING_MAX=${FLOOD_CAP:-3000}),
 # PASSKEYD_CHALLENGE_TTL=30 (the minimum), a per-address limit of 100/s:200 with the address taken from
-# X-Forwarded-For (so one loopback load generator is thousands of clients), then runs scripts/flood-load.py
+# X-Forwarded-For (so one loopback load generator is thousands of clients), then runs scripts/test/flood-load.py
 # (Python 3 standard library): 16 keep-alive connections flood begins for ${FLOOD_PHASE_A_SECONDS:-5} s from 2
 # addresses (429 rate_limited) and ${FLOOD_PHASE_B_SECONDS:-30} s from 5000 (503 ceremony_capacity_reached once the
 # table is full; the flood outlasts one TTL, so rows expire and are purged while it goes on), mixing `{}` sign-in
@@ -22,8 +22,8 @@
 # 5,000 here), allocator arenas and connection buffers: a few MB measured. 64 MB is far above that and below what a
 # leak of 1 KB per request would add over the ~70,000 requests of a run. See README "Abuse limits".
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/flood-test.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/flood-test.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 : "${PASSKEYD_DATABASE_URL:?PASSKEYD_DATABASE_URL must be set}"
 pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 work="$(mktemp -d)"
@@ -53,7 +53,7 @@ curl -sf "$api/readyz" >/dev/null || fail "passkeyd did not become ready"
 set +e
 FLOOD_API="$api" FLOOD_PID="$server" FLOOD_PSQL="$pgbin/psql" FLOOD_DB_URL="$db_url" FLOOD_SOFTKEY="$bin/passkeyd-softkey" \
     FLOOD_WORK="$work" FLOOD_CAP="$cap" FLOOD_TTL="$ttl" FLOOD_RUN="$run" \
-    python3 "$repo/scripts/flood-load.py"
+    python3 "$repo/scripts/test/flood-load.py"
 load_status=$?
 set -e
 

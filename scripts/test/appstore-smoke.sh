@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's App Store walkthrough ("App Store purchases, verified offline"), run for real against a passkeyd
-# process (scripts/dev.sh test runs it after scripts/session-smoke.sh).
+# process (scripts/dev.sh test runs it after scripts/test/session-smoke.sh).
 #
-#   scripts/appstore-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/appstore-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
 # Starts passkeyd on 127.0.0.1:${APPSTORE_SMOKE_PORT:-18083} trusting the App Store Server Library's TEST root (the
 # vectors' apple/storekit/certs/testCA.pem; never in production) for bundle com.example in Sandbox; posts Apple's
@@ -10,8 +10,8 @@
 # (passkeyd-softkey storekit, signed with the published test leaf key), a refund notification and its replay, and
 # reads the entitlements after each.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/appstore-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/appstore-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 vectors="${PASSKEYD_VECTORS:-$repo/../shared/vectors}/apple/storekit"
 [[ -f $vectors/certs/testCA.pem ]] || { echo "appstore-smoke: no vectors at $vectors" >&2; exit 1; }
 work="$(mktemp -d)"
@@ -24,8 +24,8 @@ ln -s "$vectors" storekit
 export PASSKEYD_APPSTORE_BUNDLE_ID=com.example PASSKEYD_APPSTORE_ENVIRONMENTS=Sandbox
 export PASSKEYD_APPSTORE_ROOT_FILES="$work/storekit/certs/testCA.pem"
 smoke_name=appstore-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 name="kim-$(date +%s%N)"
 
 expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\"}}" | passkeyd-softkey register --key kim.json >finish.json

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # The README's curl walkthrough, run for real against a passkeyd process (scripts/dev.sh test runs it last).
 #
-#   scripts/smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
 # Starts passkeyd on 127.0.0.1:${SMOKE_PORT:-18080} with an admin key, then: register alice with a software
 # passkey, sign in with her name and discoverably, register a second passkey (the first is excluded), list users
 # and credentials through the admin API, rename, delete, and check a deleted passkey no longer signs in.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 port="${SMOKE_PORT:-18080}"
 export PATH="$bin:$PATH"
 smoke_name=smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 cd "$work"
 name="smoke-$(date +%s%N)"
 

@@ -7,12 +7,12 @@
 # and fails on any mismatch between what the document says and what the server answers (status codes, content
 # types, headers, response schemas, undeclared methods, server errors). Configuration: e2e/schemathesis.toml.
 #
-#   scripts/contract-test.sh BIN_DIR     BIN_DIR holds passkeyd and passkeyd-idp; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/contract-test.sh BIN_DIR     BIN_DIR holds passkeyd and passkeyd-idp; PASSKEYD_DATABASE_URL must be set
 #
 # Environment: CONTRACT_MAX_EXAMPLES (default 40 per operation and phase), SCHEMATHESIS_VERSION (default 4.32.5).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/contract-test.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/contract-test.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 vectors="${PASSKEYD_VECTORS:-$repo/../shared/vectors}"
 venv="$repo/var/contract-venv"
 python=/usr/bin/python3  # Debian's (python3-venv); scripts/dev.sh test installs it

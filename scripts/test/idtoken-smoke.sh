@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's ID-token walkthrough ("Native sign-in with an ID token"), run for real against a passkeyd process
-# (scripts/dev.sh test runs it after scripts/smoke.sh).
+# (scripts/dev.sh test runs it after scripts/test/smoke.sh).
 #
-#   scripts/idtoken-smoke.sh BIN_DIR    BIN_DIR holds passkeyd, passkeyd-idp and passkeyd-softkey;
+#   scripts/test/idtoken-smoke.sh BIN_DIR    BIN_DIR holds passkeyd, passkeyd-idp and passkeyd-softkey;
 #                                       PASSKEYD_DATABASE_URL must be set
 #
 # Makes a test provider key with passkeyd-idp, starts passkeyd on 127.0.0.1:${IDTOKEN_SMOKE_PORT:-18081} with Apple
@@ -10,8 +10,8 @@
 # a second sign-in is the same user, a passkey user links an Apple identity by id, the admin API lists and unlinks
 # it, and the audit trail and the metrics say so.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/idtoken-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/idtoken-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 port="${IDTOKEN_SMOKE_PORT:-18081}"
 export PATH="$bin:$PATH"
@@ -23,8 +23,8 @@ passkeyd-idp keygen --dir idp --kid test-key-1 >/dev/null
 export PASSKEYD_IDTOKEN_PROVIDERS=apple PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS=com.example.app
 export PASSKEYD_IDTOKEN_APPLE_JWKS_FILE="$work/idp/jwks.json"
 smoke_name=idtoken-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 subject="001234.abcdef.$(date +%s%N)"
 
 expect 200 POST /v1/idtoken/begin --json '{"provider":"apple"}' >begin.json
