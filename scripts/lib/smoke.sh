@@ -1,14 +1,17 @@
-# Shared by scripts/test/smoke.sh and scripts/test/idtoken-smoke.sh (sourced, not run): start passkeyd in the background on
-# 127.0.0.1:$port with an admin key and wait until it is ready, and the `expect` / `fail` helpers of the walkthroughs.
+# shellcheck shell=bash disable=SC2034,SC2154  # sets $server, $port, ADMIN for the caller; uses its $repo, $work, $smoke_name
+# Shared by the README walkthroughs scripts/test/{smoke,idtoken-smoke,session-smoke,upgrade-smoke,appstore-smoke,
+# appattest-smoke}.sh (sourced, not run): start passkeyd in the background on a free loopback port with an admin key
+# (scripts/lib/passkeyd.sh) and wait until it is ready, and the `expect` / `fail` helpers of the walkthroughs.
 #
-# Needs: $port, $repo, $work, $smoke_name (the prefix of failure messages); passkeyd on PATH and the environment it
-# should run with already exported. Sets: $server (its pid), $API, ADMIN (curl arguments with the admin key).
-export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_ADMIN_KEYS="smoke-admin-key" PASSKEYD_MIGRATIONS="$repo/Migrations"
+# Needs: pk_init done (scripts/lib/passkeyd.sh sourced; $work), $bin, $repo, $smoke_name (the prefix of failure
+# messages); the environment passkeyd should run with already exported. Sets: $server (its pid), $port, $API, ADMIN
+# (curl arguments with the admin key); exports PASSKEYD_LISTEN (for later passkeyd commands of the walkthrough).
+export PASSKEYD_ADMIN_KEYS="smoke-admin-key" PASSKEYD_MIGRATIONS="$repo/Migrations"
 export PASSKEYD_ORIGINS="http://localhost:8080" PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}"
-passkeyd 2>"$work/passkeyd.log" &
-server=$!
-trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do curl -sf "127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
+pk_start passkeyd
+server=$PK_PID
+port=$PK_PORT
+export PASSKEYD_LISTEN="127.0.0.1:$port"
 
 API="http://127.0.0.1:$port"
 ADMIN=(-H "Authorization: Bearer smoke-admin-key")

@@ -4,7 +4,7 @@
 #   scripts/test/flood-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
 #                                    set (a postgresql:// URI; its database is used, user names are unique per run)
 #
-# Starts passkeyd on 127.0.0.1:${FLOOD_PORT:-18083} with a small global cap (PASSKEYD_PENDING_MAX=${FLOOD_CAP:-3000}),
+# Starts passkeyd on a free loopback port with a small global cap (PASSKEYD_PENDING_MAX=${FLOOD_CAP:-3000}),
 # PASSKEYD_CHALLENGE_TTL=30 (the minimum), a per-address limit of 100/s:200 with the address taken from
 # X-Forwarded-For (so one loopback load generator is thousands of clients), then runs scripts/test/flood-load.py
 # (Python 3 standard library): 16 keep-alive connections flood begins for ${FLOOD_PHASE_A_SECONDS:-5} s from 2
@@ -26,14 +26,15 @@ bin="$(cd "${1:?usage: scripts/test/flood-test.sh BIN_DIR}" && pwd)"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 : "${PASSKEYD_DATABASE_URL:?PASSKEYD_DATABASE_URL must be set}"
 pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
-work="$(mktemp -d)"
-port="${FLOOD_PORT:-18083}"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 cap="${FLOOD_CAP:-3000}"
 ttl=30
 run="fl$(date +%s%N | tail -c 10)"
 db_url="$PASSKEYD_DATABASE_URL"
 
-export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
+export PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
 export PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}"
 export PASSKEYD_PENDING_MAX="$cap" PASSKEYD_PENDING_PER_USER=20 PASSKEYD_CHALLENGE_TTL="$ttl"
 export PASSKEYD_RATE_LIMIT_CLIENT="100/s:200" PASSKEYD_CLIENT_ADDRESS_HEADER="X-Forwarded-For"
@@ -41,14 +42,10 @@ export PASSKEYD_RATE_LIMIT_CLIENT="100/s:200" PASSKEYD_CLIENT_ADDRESS_HEADER="X-
 # still lets the targeted user's begins reach the per-user pending cap (20) within one TTL.
 export PASSKEYD_RATE_LIMIT_USER="5/s:20"
 
-"$bin/passkeyd" 2>"$work/passkeyd.log" &
-server=$!
-cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 fail() { echo "flood-test: FAIL: $*" >&2; tail -n 20 "$work/passkeyd.log" >&2; exit 1; }
-api="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -sf "$api/readyz" >/dev/null && break; sleep 0.2; done
-curl -sf "$api/readyz" >/dev/null || fail "passkeyd did not become ready"
+pk_start passkeyd
+server=$PK_PID
+api=$PK_URL
 
 set +e
 FLOOD_API="$api" FLOOD_PID="$server" FLOOD_PSQL="$pgbin/psql" FLOOD_DB_URL="$db_url" FLOOD_SOFTKEY="$bin/passkeyd-softkey" \

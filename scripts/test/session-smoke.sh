@@ -4,7 +4,7 @@
 #
 #   scripts/test/session-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# Starts passkeyd on 127.0.0.1:${SESSION_SMOKE_PORT:-18082} with sessions on, signs in with passkeyd-softkey, and
+# Starts passkeyd on a free loopback port with sessions on, signs in with passkeyd-softkey, and
 # checks the access token with an independent verifier (e2e/verify_jwt.py: PyJWT + cryptography, Debian's
 # python3-jwt), including its refusals (tampered, expired, wrong aud, unknown kid); refreshes (the retired refresh
 # token then revokes the session), hands off to a "web view" (exchange once; twice is refused), introspects, signs
@@ -12,8 +12,9 @@
 set -euo pipefail
 bin="$(cd "${1:?usage: scripts/test/session-smoke.sh BIN_DIR}" && pwd)"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-port="${SESSION_SMOKE_PORT:-18082}"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 verify() { /usr/bin/python3 "$repo/e2e/verify_jwt.py" "$@"; }
 cd "$work"
@@ -81,6 +82,6 @@ verify jwks2.json "$(jq -r .session.accessToken web.json)" https://login.example
 
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_sessions_total{event="reused"} 1' <<<"$metrics" || fail "metrics: $(grep sessions_total <<<"$metrics")"
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "session-smoke: README sessions walkthrough passed against a running passkeyd (tokens checked by PyJWT)"

@@ -3,14 +3,15 @@
 #
 #   scripts/test/smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# Starts passkeyd on 127.0.0.1:${SMOKE_PORT:-18080} with an admin key, then: register alice with a software
+# Starts passkeyd on a free loopback port with an admin key, then: register alice with a software
 # passkey, sign in with her name and discoverably, register a second passkey (the first is excluded), list users
 # and credentials through the admin API, rename, delete, and check a deleted passkey no longer signs in.
 set -euo pipefail
 bin="$(cd "${1:?usage: scripts/test/smoke.sh BIN_DIR}" && pwd)"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-port="${SMOKE_PORT:-18080}"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 smoke_name=smoke
 # shellcheck source=scripts/lib/smoke.sh
@@ -59,6 +60,6 @@ expect 200 GET /openapi.json | jq -e '.openapi' >/dev/null || fail "openapi"
 # Read whole, then search: `curl | grep -q` fails under pipefail when grep exits before curl has written everything.
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_requests_total' <<<"$metrics" || fail "metrics"
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "smoke: README walkthrough passed against a running passkeyd"
