@@ -2,13 +2,15 @@
 # passkeyd developer entry point: the two README commands.
 #
 #   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
-#   scripts/dev.sh test   same set-up, then the whole test suite against a throwaway PostgreSQL, then release builds
-#                         and, against them, the README's curl walkthrough (scripts/smoke.sh) and the browser tests
-#                         of the demo page in headless Chromium (scripts/e2e.sh; installs browser_test_packages too),
-#                         the API contract test (scripts/contract-test.sh: schemathesis against openapi.json), the
-#                         Python client and its Django example against passkeyd (scripts/python-client-test.sh),
-#                         SIGTERM under load (scripts/shutdown-test.sh), a primary/standby failover under load
-#                         (scripts/failover-test.sh) and a bounded begin flood (scripts/flood-test.sh)
+#   scripts/dev.sh test [--list] [--from STAGE | STAGE…]
+#                         the test suite, stage by stage (the table: scripts/test/stages.sh; the runner:
+#                         scripts/lib/stages.sh): the Debian packages (browser_test_packages too), a throwaway
+#                         PostgreSQL, the debug build and `swift test`, then release builds and, against them, the
+#                         README walkthroughs (scripts/test/*-smoke.sh), the browser tests of the demo page in
+#                         headless Chromium (scripts/test/e2e.sh), the API contract test, the Python client, SIGTERM
+#                         under load, a primary/standby failover, a bounded begin flood, and each fuzz target for 10 s.
+#                         With no argument every stage (CI); STAGE… just those; --from STAGE from there on; --list
+#                         prints the stages
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
 #   scripts/dev.sh loadbench [--quick] [--million] [--soak S] …
 #                         the load benchmark (scripts/loadbench.sh): release passkeyd + PostgreSQL + passkeyd-loadgen
@@ -55,32 +57,12 @@ run)
     exec "$(swift build -c release --show-bin-path)/passkeyd"
     ;;
 test)
-    install_missing "${browser_test_packages[@]}"
-    scripts/postgres.sh start
-    trap 'scripts/postgres.sh stop || true' EXIT
-    export PASSKEYD_TEST_DATABASE_URL="$(scripts/postgres.sh url)"
-    swift build --build-tests
-    swift test --skip-build
-    # The release build `run` uses (the optimiser has crashed on code the debug build accepts), then the README's
-    # curl walkthrough and the demo page in a real browser against those release binaries.
-    swift build -c release --product passkeyd
-    swift build -c release --product passkeyd-softkey
-    swift build -c release --product passkeyd-idp
-    release_bin="$(swift build -c release --show-bin-path)"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/idtoken-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/session-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/upgrade-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/appstore-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/appattest-smoke.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/e2e.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/contract-test.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/python-client-test.sh "$release_bin"
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/shutdown-test.sh "$release_bin"
-    scripts/failover-test.sh "$release_bin"   # its own primary + synchronous standby clusters
-    PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/flood-test.sh "$release_bin"
-    # Each libFuzzer target briefly (scripts/fuzz.sh: address sanitizer, seeded from ../shared/vectors).
-    scripts/fuzz.sh --time 10
+    # The stage runner (scripts/lib/stages.sh) over the table of stages (scripts/test/stages.sh).
+    # shellcheck source=scripts/lib/stages.sh
+    source scripts/lib/stages.sh
+    # shellcheck source=scripts/test/stages.sh
+    source scripts/test/stages.sh
+    run_stages "${@:2}"
     ;;
 bench)
     install_missing
@@ -95,7 +77,7 @@ fuzz)
     exec scripts/fuzz.sh "${@:2}"
     ;;
 *)
-    echo "usage: scripts/dev.sh run|test|bench|loadbench|fuzz" >&2
+    echo "usage: scripts/dev.sh run | test [--list] [--from STAGE | STAGE…] | bench | loadbench | fuzz" >&2
     exit 2
     ;;
 esac

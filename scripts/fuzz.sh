@@ -53,6 +53,7 @@ vectors="${PASSKEYD_VECTORS:-$repo/../shared/vectors}"
 
 # libFuzzer's runtime ships with the toolchain (lib/swift/clang/lib/linux/libclang_rt.fuzzer-*.a).
 echo "fuzz.sh: building passkeyd-fuzz (release, -sanitize=fuzzer,address, .build-fuzz)" >&2
+# shellcheck disable=SC2054  # the comma is -sanitize's list, not an array separator
 build=(swift build -c release --scratch-path .build-fuzz --product passkeyd-fuzz
     -Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-experimental-feature -Xswiftc Extern)
 nice -n 10 "${build[@]}" 2>&1 | grep -v "Cannot export local symbol" >&2

@@ -159,6 +159,7 @@ stop_servers() {
 # The --instances table from the load generator's results-instances-N.json: rates with their ratio to 1 instance
 # (or to the first N listed), finish p99s, errors of all phases (warm-up included), cross-instance ceremonies.
 instances_table() {
+    # shellcheck disable=SC2086  # one argument per instance count
     python3 - "$1" "$(nproc)" "$work" ${instances//,/ } <<'PY'
 import json, sys
 top, cores, work, counts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]

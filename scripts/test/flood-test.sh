@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # A bounded begin flood on loopback against a real passkeyd (scripts/dev.sh test runs it after failover-test.sh).
 #
-#   scripts/flood-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
+#   scripts/test/flood-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
 #                                    set (a postgresql:// URI; its database is used, user names are unique per run)
 #
-# Starts passkeyd on 127.0.0.1:${FLOOD_PORT:-18083} with a small global cap (PASSKEYD_PENDING_MAX=${FLOOD_CAP:-3000}),
+# Starts passkeyd on a free loopback port with a small global cap (PASSKEYD_PENDING_MAX=${FLOOD_CAP:-3000}),
 # PASSKEYD_CHALLENGE_TTL=30 (the minimum), a per-address limit of 100/s:200 with the address taken from
-# X-Forwarded-For (so one loopback load generator is thousands of clients), then runs scripts/flood-load.py
+# X-Forwarded-For (so one loopback load generator is thousands of clients), then runs scripts/test/flood-load.py
 # (Python 3 standard library): 16 keep-alive connections flood begins for ${FLOOD_PHASE_A_SECONDS:-5} s from 2
 # addresses (429 rate_limited) and ${FLOOD_PHASE_B_SECONDS:-30} s from 5000 (503 ceremony_capacity_reached once the
 # table is full; the flood outlasts one TTL, so rows expire and are purged while it goes on), mixing `{}` sign-in
@@ -22,18 +22,19 @@
 # 5,000 here), allocator arenas and connection buffers: a few MB measured. 64 MB is far above that and below what a
 # leak of 1 KB per request would add over the ~70,000 requests of a run. See README "Abuse limits".
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/flood-test.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/flood-test.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 : "${PASSKEYD_DATABASE_URL:?PASSKEYD_DATABASE_URL must be set}"
 pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
-work="$(mktemp -d)"
-port="${FLOOD_PORT:-18083}"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 cap="${FLOOD_CAP:-3000}"
 ttl=30
 run="fl$(date +%s%N | tail -c 10)"
 db_url="$PASSKEYD_DATABASE_URL"
 
-export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
+export PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
 export PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}"
 export PASSKEYD_PENDING_MAX="$cap" PASSKEYD_PENDING_PER_USER=20 PASSKEYD_CHALLENGE_TTL="$ttl"
 export PASSKEYD_RATE_LIMIT_CLIENT="100/s:200" PASSKEYD_CLIENT_ADDRESS_HEADER="X-Forwarded-For"
@@ -41,19 +42,15 @@ export PASSKEYD_RATE_LIMIT_CLIENT="100/s:200" PASSKEYD_CLIENT_ADDRESS_HEADER="X-
 # still lets the targeted user's begins reach the per-user pending cap (20) within one TTL.
 export PASSKEYD_RATE_LIMIT_USER="5/s:20"
 
-"$bin/passkeyd" 2>"$work/passkeyd.log" &
-server=$!
-cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 fail() { echo "flood-test: FAIL: $*" >&2; tail -n 20 "$work/passkeyd.log" >&2; exit 1; }
-api="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -sf "$api/readyz" >/dev/null && break; sleep 0.2; done
-curl -sf "$api/readyz" >/dev/null || fail "passkeyd did not become ready"
+pk_start passkeyd
+server=$PK_PID
+api=$PK_URL
 
 set +e
 FLOOD_API="$api" FLOOD_PID="$server" FLOOD_PSQL="$pgbin/psql" FLOOD_DB_URL="$db_url" FLOOD_SOFTKEY="$bin/passkeyd-softkey" \
     FLOOD_WORK="$work" FLOOD_CAP="$cap" FLOOD_TTL="$ttl" FLOOD_RUN="$run" \
-    python3 "$repo/scripts/flood-load.py"
+    python3 "$repo/scripts/test/flood-load.py"
 load_status=$?
 set -e
 

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The README's "Moving people to passkeys" walkthrough, run for real against a passkeyd process (scripts/dev.sh test
-# runs it after scripts/session-smoke.sh).
+# runs it after scripts/test/session-smoke.sh).
 #
-#   scripts/upgrade-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/upgrade-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# Starts passkeyd on 127.0.0.1:${UPGRADE_SMOKE_PORT:-18085} with sessions on; a backend's password user gets a
+# Starts passkeyd on a free loopback port with sessions on; a backend's password user gets a
 # passkeyd account (POST /v1/users) and an automatic upgrade (mediation conditional) answered with UP=0 and UV=0 by
 # passkeyd-softkey; the next sign-in with UV=1 establishes UV; the person then manages their passkeys with the
 # access token (/v1/me: list, add with extensions, rename, the last one refused, delete), and the metrics count it.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/upgrade-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$(mktemp -d)"
-port="${UPGRADE_SMOKE_PORT:-18085}"
+bin="$(cd "${1:?usage: scripts/test/upgrade-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 cd "$work"
 
@@ -20,8 +21,8 @@ cd "$work"
 openssl rand -base64 32 >kek
 export PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
 smoke_name=upgrade-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 name="ann-$(date +%s%N)"
 
 # 1. The backend signed Ann in with her password. Once: her passkeyd account, no sign-in method yet.
@@ -74,6 +75,6 @@ metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 for event in 'begun"} 1' 'registered"} 1' 'uv_established"} 1'; do
     grep -q "^passkeyd_upgrades_total{event=\"$event" <<<"$metrics" || fail "metrics: $(grep upgrades_total <<<"$metrics")"
 done
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "upgrade-smoke: README 'Moving people to passkeys' walkthrough passed against a running passkeyd"

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The README's sessions walkthrough ("Sessions after sign-in"), run for real against a passkeyd process
-# (scripts/dev.sh test runs it after scripts/idtoken-smoke.sh).
+# (scripts/dev.sh test runs it after scripts/test/idtoken-smoke.sh).
 #
-#   scripts/session-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/session-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# Starts passkeyd on 127.0.0.1:${SESSION_SMOKE_PORT:-18082} with sessions on, signs in with passkeyd-softkey, and
+# Starts passkeyd on a free loopback port with sessions on, signs in with passkeyd-softkey, and
 # checks the access token with an independent verifier (e2e/verify_jwt.py: PyJWT + cryptography, Debian's
 # python3-jwt), including its refusals (tampered, expired, wrong aud, unknown kid); refreshes (the retired refresh
 # token then revokes the session), hands off to a "web view" (exchange once; twice is refused), introspects, signs
 # out, and rotates the signing key with `passkeyd rotate-session-key` (the old token still verifies, both keys published).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/session-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$(mktemp -d)"
-port="${SESSION_SMOKE_PORT:-18082}"
+bin="$(cd "${1:?usage: scripts/test/session-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 verify() { /usr/bin/python3 "$repo/e2e/verify_jwt.py" "$@"; }
 cd "$work"
@@ -23,8 +24,8 @@ openssl rand -base64 32 >kek
 export PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
 export PASSKEYD_SESSION_ISSUER=https://login.example.com PASSKEYD_SESSION_AUDIENCES=https://api.example.com
 smoke_name=session-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 name="sam-$(date +%s%N)"
 
 expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\"}}" | passkeyd-softkey register --key sam.json >finish.json
@@ -81,6 +82,6 @@ verify jwks2.json "$(jq -r .session.accessToken web.json)" https://login.example
 
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_sessions_total{event="reused"} 1' <<<"$metrics" || fail "metrics: $(grep sessions_total <<<"$metrics")"
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "session-smoke: README sessions walkthrough passed against a running passkeyd (tokens checked by PyJWT)"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SIGTERM under load, against a real passkeyd process (scripts/dev.sh test runs it after smoke.sh).
 #
-#   scripts/shutdown-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
+#   scripts/test/shutdown-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
 #                                       set (a postgresql:// URI; its database is used, names are unique per run)
 #
-# Starts passkeyd on 127.0.0.1:${SHUTDOWN_PORT:-18081} with application_name passkeyd-shutdown-<run>, runs
-# ${SHUTDOWN_WORKERS:-8} workers (scripts/ackload.sh: new users registering, then signing in) for
+# Starts passkeyd on a free loopback port with application_name passkeyd-shutdown-<run>, runs
+# ${SHUTDOWN_WORKERS:-8} workers (scripts/lib/ackload.sh: new users registering, then signing in) for
 # ${SHUTDOWN_LOAD_SECONDS:-4} s, then holds an EXCLUSIVE lock on credentials for a second (so that finishes are in
 # flight inside passkeyd) and sends SIGTERM in the middle of it. Then checks and prints:
 #   - passkeyd exited with 0 (within PASSKEYD_SHUTDOWN_TIMEOUT);
@@ -14,32 +14,30 @@
 #   - every acknowledged registration and counter is in the database;
 #   - pg_stat_activity shows no connection of this passkeyd left (the pool closed).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/shutdown-test.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# shellcheck source=scripts/ackload.sh
-source "$repo/scripts/ackload.sh"
+bin="$(cd "${1:?usage: scripts/test/shutdown-test.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/lib/ackload.sh
+source "$repo/scripts/lib/ackload.sh"
 : "${PASSKEYD_DATABASE_URL:?PASSKEYD_DATABASE_URL must be set}"
 pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
-work="$(mktemp -d)"
-port="${SHUTDOWN_PORT:-18081}"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 workers="${SHUTDOWN_WORKERS:-8}"
 run="sd$(date +%s%N | tail -c 10)"
 app="passkeyd-shutdown-$run"
-export PATH="$bin:$PATH" API="http://127.0.0.1:$port" ACKLOAD_PREFIX="$run"
+export PATH="$bin:$PATH" ACKLOAD_PREFIX="$run"
 db_url="$PASSKEYD_DATABASE_URL"
 separator="?"; [[ $db_url == *\?* ]] && separator="&"
 export PASSKEYD_DATABASE_URL="$db_url${separator}application_name=$app"
-export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
+export PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
 export PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-info}"
 psql=("$pgbin/psql" "$db_url")
 
-passkeyd 2>"$work/passkeyd.log" &
-server=$!
-cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 fail() { echo "shutdown-test: FAIL: $*" >&2; tail -n 20 "$work/passkeyd.log" >&2; exit 1; }
-for _ in $(seq 100); do curl -sf "$API/readyz" >/dev/null && break; sleep 0.2; done
-curl -sf "$API/readyz" >/dev/null || fail "passkeyd did not become ready"
+pk_start passkeyd
+server=$PK_PID
+export API="$PK_URL"
 
 deadline=$(($(date +%s) + 60))
 export ACKLOAD_STOP_ON_REFUSED=1

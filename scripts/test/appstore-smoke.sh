@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # The README's App Store walkthrough ("App Store purchases, verified offline"), run for real against a passkeyd
-# process (scripts/dev.sh test runs it after scripts/session-smoke.sh).
+# process (scripts/dev.sh test runs it after scripts/test/session-smoke.sh).
 #
-#   scripts/appstore-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/appstore-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# Starts passkeyd on 127.0.0.1:${APPSTORE_SMOKE_PORT:-18083} trusting the App Store Server Library's TEST root (the
+# Starts passkeyd on a free loopback port trusting the App Store Server Library's TEST root (the
 # vectors' apple/storekit/certs/testCA.pem; never in production) for bundle com.example in Sandbox; posts Apple's
 # own test notification and the generated vectors (refused with their codes), a purchase made for the signed-up user
 # (passkeyd-softkey storekit, signed with the published test leaf key), a refund notification and its replay, and
 # reads the entitlements after each.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/appstore-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/appstore-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 vectors="${PASSKEYD_VECTORS:-$repo/../shared/vectors}/apple/storekit"
 [[ -f $vectors/certs/testCA.pem ]] || { echo "appstore-smoke: no vectors at $vectors" >&2; exit 1; }
-work="$(mktemp -d)"
-port="${APPSTORE_SMOKE_PORT:-18083}"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 cd "$work"
 ln -s "$vectors" storekit
@@ -24,8 +25,8 @@ ln -s "$vectors" storekit
 export PASSKEYD_APPSTORE_BUNDLE_ID=com.example PASSKEYD_APPSTORE_ENVIRONMENTS=Sandbox
 export PASSKEYD_APPSTORE_ROOT_FILES="$work/storekit/certs/testCA.pem"
 smoke_name=appstore-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 name="kim-$(date +%s%N)"
 
 expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\"}}" | passkeyd-softkey register --key kim.json >finish.json
@@ -45,16 +46,16 @@ done
 
 # The app bought a monthly subscription for kim (appAccountToken = kim's token); the backend posts it.
 TX=$(date +%s%N)   # the App Store's transaction id
-passkeyd-softkey storekit transaction --certs storekit/certs --id $TX --token "$TOKEN" --days 30 >purchase.jws
+passkeyd-softkey storekit transaction --certs storekit/certs --id "$TX" --token "$TOKEN" --days 30 >purchase.jws
 expect 201 POST /v1/appstore/transactions --json "{\"userId\":\"$USER\",\"signedTransaction\":\"$(cat purchase.jws)\"}" \
     | jq -e '.stored == "inserted" and .entitlements[0].status == "active"' >/dev/null || fail "the purchase"
 expect 200 GET "/v1/users/$USER/entitlements" | jq -e '.entitlements[0].productId == "com.example.monthly"' >/dev/null \
     || fail "entitlements after the purchase"
 
 # Apple refunds it: a REFUND notification carries the transaction re-signed with revocationDate.
-passkeyd-softkey storekit transaction --certs storekit/certs --id $TX --token "$TOKEN" --days 30 --revoked yes \
+passkeyd-softkey storekit transaction --certs storekit/certs --id "$TX" --token "$TOKEN" --days 30 --revoked yes \
     --signed-offset-ms 1000 >refunded.jws
-passkeyd-softkey storekit notification --certs storekit/certs --type REFUND --uuid refund-$TX --transaction refunded.jws >refund.jws
+passkeyd-softkey storekit notification --certs storekit/certs --type REFUND --uuid "refund-$TX" --transaction refunded.jws >refund.jws
 expect 200 POST /v1/appstore/notifications --json "{\"signedPayload\":\"$(cat refund.jws)\"}" \
     | jq -e '.duplicate == false and .userId == null' >/dev/null || fail "the refund notification"
 expect 200 GET "/v1/users/$USER/entitlements" | jq -e '.entitlements == [] and .inactive[0].status == "revoked"' >/dev/null \
@@ -66,6 +67,6 @@ expect 200 POST /v1/appstore/notifications --json "{\"signedPayload\":\"$(cat re
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_appstore_notifications_total{type="REFUND",outcome="duplicate"} 1' <<<"$metrics" \
     || fail "metrics: $(grep appstore <<<"$metrics")"
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "appstore-smoke: README App Store walkthrough passed against a running passkeyd"

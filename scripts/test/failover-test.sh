@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Failover under load with a real streaming replica (scripts/dev.sh test runs it after shutdown-test.sh).
 #
-#   scripts/failover-test.sh BIN_DIR [--async]
+#   scripts/test/failover-test.sh BIN_DIR [--async]
 #
 # BIN_DIR holds passkeyd and passkeyd-softkey. Starts two PostgreSQL 15 clusters of its own on 127.0.0.1
-# (primary :${FAILOVER_PORT:-25461}, standby :port+1, under var/failover or /tmp when the postgres user cannot
-# reach var/): the standby is a `pg_basebackup -R` of the primary, streaming, and synchronous
+# (primary and standby on free ports, or on $FAILOVER_PORT and the next one when set; under var/failover, or /tmp
+# when the postgres user cannot reach var/): the standby is a `pg_basebackup -R` of the primary, streaming, and synchronous
 # (synchronous_standby_names = standby1, synchronous_commit = on). With --async the primary does not wait for it,
 # and the standby's link is cut (primary_conninfo pointed at a closed port) ${FAILOVER_LAG_SECONDS:-2} s before the
 # primary stops, standing for a replica that lags or lost its link.
 #
 # passkeyd runs with PASSKEYD_DATABASE_URL=postgresql://postgres@127.0.0.1:P1,127.0.0.1:P2/passkeyd?
-# target_session_attrs=read-write. ${FAILOVER_WORKERS:-6} workers (scripts/ackload.sh: new users registering,
+# target_session_attrs=read-write. ${FAILOVER_WORKERS:-6} workers (scripts/lib/ackload.sh: new users registering,
 # then signing in) run for ${FAILOVER_SECONDS:-24} s; after ${FAILOVER_SWITCH_AT:-8} s the primary is stopped
 # (pg_ctl stop -m immediate) and, ${FAILOVER_PROMOTE_DELAY:-1} s later, the standby promoted (pg_ctl promote).
 # passkeyd is not restarted. Afterwards, on the new primary: every acknowledged registration (201) must exist
@@ -19,21 +19,28 @@
 # Prints acknowledged requests before/after the switch, failures during it, the time to the first acknowledged
 # finish after the stop, and exits 1 on any loss. Stops by itself (load deadline; every step has a timeout).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/failover-test.sh BIN_DIR [--async]}" && pwd)"
+bin="$(cd "${1:?usage: scripts/test/failover-test.sh BIN_DIR [--async]}" && pwd)"
 mode="sync"
 [[ ${2:-} == --async ]] && mode="async"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
-# shellcheck source=scripts/ackload.sh
-source "$repo/scripts/ackload.sh"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+# shellcheck source=scripts/lib/ackload.sh
+source "$repo/scripts/lib/ackload.sh"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
+chmod 0755 "$work"
 pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
-p1="${FAILOVER_PORT:-25461}"
-p2=$((p1 + 1))
-port="${FAILOVER_HTTP_PORT:-18082}"
+if [[ -n ${FAILOVER_PORT:-} ]]; then
+    p1=$FAILOVER_PORT
+    p2=$((p1 + 1))
+else
+    p1=$(pk_free_port)
+    p2=$(pk_free_port)
+    while [[ $p2 == "$p1" ]]; do p2=$(pk_free_port); done
+fi
 workers="${FAILOVER_WORKERS:-6}"
 seconds="${FAILOVER_SECONDS:-24}"
 switch_at="${FAILOVER_SWITCH_AT:-8}"
-work="$(mktemp -d)"
-chmod 0755 "$work"
 
 # Cluster root: var/failover if the server's OS user can reach it, else /tmp (as scripts/postgres.sh does).
 as_pg() { if [[ $(id -u) == 0 ]]; then (cd / && runuser -u postgres -- "$@"); else (cd / && "$@"); fi; }
@@ -45,21 +52,18 @@ if [[ $(id -u) == 0 ]]; then
 fi
 primary="$root/primary"
 standby="$root/standby"
-server=""
-cleanup() {
-    [[ -n $server ]] && { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+stop_clusters() {
+    local dir
     for dir in "$primary" "$standby"; do
-        [[ -f $dir/postmaster.pid ]] && as_pg "$pgbin/pg_ctl" stop -D "$dir" -m immediate -w -t 20 >/dev/null 2>&1 || true
+        [[ -f $dir/postmaster.pid ]] && { as_pg "$pgbin/pg_ctl" stop -D "$dir" -m immediate -w -t 20 >/dev/null 2>&1 || true; }
     done
-    rm -rf "$work"
+    return 0
 }
-trap cleanup EXIT
+pk_at_exit stop_clusters
 fail() { echo "failover-test: FAIL: $*" >&2; tail -n 20 "$work/passkeyd.log" >&2 2>/dev/null || true; exit 1; }
 
 # --- the two clusters ---
-for dir in "$primary" "$standby"; do
-    [[ -f $dir/postmaster.pid ]] && as_pg "$pgbin/pg_ctl" stop -D "$dir" -m immediate -w -t 20 >/dev/null 2>&1 || true
-done
+stop_clusters   # left over from an interrupted run
 rm -rf "$root"
 mkdir -p "$root"
 chmod 0755 "$root"
@@ -107,14 +111,14 @@ echo "failover-test: mode $mode; primary :$p1, standby :$p2 ($state), clusters i
 [[ $mode == sync && $state != "standby1:streaming:sync" ]] && fail "the standby is not a synchronous streaming replica ($state)"
 
 # --- passkeyd on the multi-host URL ---
-export PATH="$bin:$PATH" API="http://127.0.0.1:$port" ACKLOAD_PREFIX="fo$(date +%s%N | tail -c 10)"
+ACKLOAD_PREFIX="fo$(date +%s%N | tail -c 10)"
+export PATH="$bin:$PATH" ACKLOAD_PREFIX
 export PASSKEYD_DATABASE_URL="postgresql://postgres@127.0.0.1:$p1,127.0.0.1:$p2/passkeyd?target_session_attrs=read-write"
-export PASSKEYD_LISTEN="127.0.0.1:$port" PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
+export PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhost:8080"
 export PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}" PASSKEYD_DB_CONNECT_TIMEOUT="${PASSKEYD_DB_CONNECT_TIMEOUT:-2}"
-passkeyd 2>"$work/passkeyd.log" &
-server=$!
-for _ in $(seq 100); do curl -sf "$API/readyz" >/dev/null && break; sleep 0.2; done
-curl -sf "$API/readyz" >/dev/null || fail "passkeyd did not become ready"
+pk_start passkeyd
+server=$PK_PID
+export API="$PK_URL"
 
 # --- load, switch, more load ---
 start=$(date +%s.%N)

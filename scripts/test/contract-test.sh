@@ -7,12 +7,12 @@
 # and fails on any mismatch between what the document says and what the server answers (status codes, content
 # types, headers, response schemas, undeclared methods, server errors). Configuration: e2e/schemathesis.toml.
 #
-#   scripts/contract-test.sh BIN_DIR     BIN_DIR holds passkeyd and passkeyd-idp; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/contract-test.sh BIN_DIR     BIN_DIR holds passkeyd and passkeyd-idp; PASSKEYD_DATABASE_URL must be set
 #
 # Environment: CONTRACT_MAX_EXAMPLES (default 40 per operation and phase), SCHEMATHESIS_VERSION (default 4.32.5).
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/contract-test.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/contract-test.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 vectors="${PASSKEYD_VECTORS:-$repo/../shared/vectors}"
 venv="$repo/var/contract-venv"
 python=/usr/bin/python3  # Debian's (python3-venv); scripts/dev.sh test installs it
@@ -23,37 +23,23 @@ if [[ ! -x "$venv/bin/st" ]] || ! "$venv/bin/st" --version 2>/dev/null | grep -q
     "$python" -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
 fi
-work="$(mktemp -d)"
-servers=()
-stop() {
-    local pid
-    for pid in "${servers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap stop EXIT
-free_port() { "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 
 # start NAME [VAR=VALUE…]: a passkeyd on a free port of its own database (created fresh), ready; sets $port
 start() {
     local name=$1
     shift
-    port=$(free_port)
     local database="passkeyd_contract_$name"
     psql "$PASSKEYD_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database" >/dev/null
     local url="${PASSKEYD_DATABASE_URL%/*}/$database"
     env PASSKEYD_DATABASE_URL="$url" PASSKEYD_MIGRATIONS="$repo/Migrations" "$bin/passkeyd" migrate >"$work/$name-migrate.log" 2>&1
-    env -u PASSKEYD_API_KEYS -u PASSKEYD_ADMIN_KEYS PASSKEYD_DATABASE_URL="$url" PASSKEYD_LISTEN="127.0.0.1:$port" \
-        PASSKEYD_RP_ID=localhost PASSKEYD_ORIGINS="http://localhost:$port" PASSKEYD_MIGRATIONS="$repo/Migrations" \
+    pk_start "$name" -u PASSKEYD_API_KEYS -u PASSKEYD_ADMIN_KEYS PASSKEYD_DATABASE_URL="$url" \
+        PASSKEYD_RP_ID=localhost PASSKEYD_ORIGINS="http://localhost:@PORT@" PASSKEYD_MIGRATIONS="$repo/Migrations" \
         PASSKEYD_LOG_LEVEL=error PASSKEYD_RATE_LIMIT_CLIENT=off PASSKEYD_RATE_LIMIT_API_KEY=off PASSKEYD_RATE_LIMIT_USER=off \
-        PASSKEYD_RATE_LIMIT_ADMIN=off "$@" "$bin/passkeyd" >"$work/$name.log" 2>&1 &
-    servers+=($!)
-    for _ in $(seq 100); do
-        curl -sf "127.0.0.1:$port/readyz" >/dev/null && return 0
-        sleep 0.2
-    done
-    echo "contract-test: passkeyd ($name) did not become ready:" >&2
-    cat "$work/$name.log" >&2
-    exit 1
+        PASSKEYD_RATE_LIMIT_ADMIN=off "$@"
+    port=$PK_PORT
 }
 
 # run NAME: schemathesis against the passkeyd on $port

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # The README's curl walkthrough, run for real against a passkeyd process (scripts/dev.sh test runs it last).
 #
-#   scripts/smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# Starts passkeyd on 127.0.0.1:${SMOKE_PORT:-18080} with an admin key, then: register alice with a software
+# Starts passkeyd on a free loopback port with an admin key, then: register alice with a software
 # passkey, sign in with her name and discoverably, register a second passkey (the first is excluded), list users
 # and credentials through the admin API, rename, delete, and check a deleted passkey no longer signs in.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$(mktemp -d)"
-port="${SMOKE_PORT:-18080}"
+bin="$(cd "${1:?usage: scripts/test/smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 smoke_name=smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 cd "$work"
 name="smoke-$(date +%s%N)"
 
@@ -59,6 +60,6 @@ expect 200 GET /openapi.json | jq -e '.openapi' >/dev/null || fail "openapi"
 # Read whole, then search: `curl | grep -q` fails under pipefail when grep exits before curl has written everything.
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_requests_total' <<<"$metrics" || fail "metrics"
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "smoke: README walkthrough passed against a running passkeyd"

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The README's ID-token walkthrough ("Native sign-in with an ID token"), run for real against a passkeyd process
-# (scripts/dev.sh test runs it after scripts/smoke.sh).
+# (scripts/dev.sh test runs it after scripts/test/smoke.sh).
 #
-#   scripts/idtoken-smoke.sh BIN_DIR    BIN_DIR holds passkeyd, passkeyd-idp and passkeyd-softkey;
+#   scripts/test/idtoken-smoke.sh BIN_DIR    BIN_DIR holds passkeyd, passkeyd-idp and passkeyd-softkey;
 #                                       PASSKEYD_DATABASE_URL must be set
 #
-# Makes a test provider key with passkeyd-idp, starts passkeyd on 127.0.0.1:${IDTOKEN_SMOKE_PORT:-18081} with Apple
+# Makes a test provider key with passkeyd-idp, starts passkeyd on a free loopback port with Apple
 # configured to that key (a JWKS file), then: a first sign-in creates the user, the same session again is refused,
 # a second sign-in is the same user, a passkey user links an Apple identity by id, the admin API lists and unlinks
 # it, and the audit trail and the metrics say so.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/idtoken-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$(mktemp -d)"
-port="${IDTOKEN_SMOKE_PORT:-18081}"
+bin="$(cd "${1:?usage: scripts/test/idtoken-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 cd "$work"
 
@@ -23,8 +24,8 @@ passkeyd-idp keygen --dir idp --kid test-key-1 >/dev/null
 export PASSKEYD_IDTOKEN_PROVIDERS=apple PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS=com.example.app
 export PASSKEYD_IDTOKEN_APPLE_JWKS_FILE="$work/idp/jwks.json"
 smoke_name=idtoken-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 subject="001234.abcdef.$(date +%s%N)"
 
 expect 200 POST /v1/idtoken/begin --json '{"provider":"apple"}' >begin.json
@@ -64,6 +65,6 @@ expect 200 GET "/v1/admin/audit-events?user=$ALICE" "${ADMIN[@]}" \
     || fail "audit trail"
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_idtoken_signins_total{.*provider="apple".*outcome="success"' <<<"$metrics" || fail "metrics: $(grep idtoken <<<"$metrics")"
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "idtoken-smoke: README ID-token walkthrough passed against a running passkeyd"

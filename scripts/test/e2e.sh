@@ -2,7 +2,7 @@
 # The browser tests (e2e/browser_test.py): the demo page in headless Chromium with WebAuthn virtual authenticators,
 # against real passkeyd processes (scripts/dev.sh test runs it after the smoke test).
 #
-#   scripts/e2e.sh BIN_DIR    BIN_DIR holds passkeyd; PASSKEYD_DATABASE_URL must be set; needs Debian's chromium,
+#   scripts/test/e2e.sh BIN_DIR    BIN_DIR holds passkeyd; PASSKEYD_DATABASE_URL must be set; needs Debian's chromium,
 #                             chromium-driver, python3-selenium and python3-pytest (scripts/dev.sh test installs them)
 #
 # Starts two passkeyd on free loopback ports with PASSKEYD_DEMO=on, PASSKEYD_RP_ID=localhost and
@@ -10,37 +10,22 @@
 # required), one with PASSKEYD_USER_VERIFICATION=preferred-unsafe for the U2F authenticator, one with sessions on
 # (the native-to-web-view handoff; the native side is passkeyd-softkey from BIN_DIR). Runs the tests, stops them. Screenshots go to ${PASSKEYD_E2E_ARTIFACTS:-var/artifacts}.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/e2e.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/e2e.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python=/usr/bin/python3  # Debian's, which has python3-selenium and python3-pytest
-work="$(mktemp -d)"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 admin_key="e2e-admin-$(date +%s%N)"
-servers=()
-stop() {
-    local pid
-    for pid in "${servers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap stop EXIT
-
-free_port() { "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # start NAME [VAR=VALUE…]: a passkeyd on a free port, ready; sets $started_port
 start() {
     local name=$1
     shift
-    started_port=$(free_port)
-    env PASSKEYD_LISTEN="127.0.0.1:$started_port" PASSKEYD_RP_ID=localhost PASSKEYD_ORIGINS="http://localhost:$started_port" \
+    pk_start "$name" PASSKEYD_RP_ID=localhost PASSKEYD_ORIGINS="http://localhost:@PORT@" \
         PASSKEYD_DEMO=on PASSKEYD_ADMIN_KEYS="$admin_key" PASSKEYD_MIGRATIONS="$repo/Migrations" \
-        PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}" "$@" "$bin/passkeyd" >"$work/$name.log" 2>&1 &
-    servers+=($!)
-    for _ in $(seq 100); do
-        curl -sf "127.0.0.1:$started_port/readyz" >/dev/null && return 0
-        sleep 0.2
-    done
-    echo "e2e: passkeyd ($name) did not become ready on port $started_port" >&2
-    cat "$work/$name.log" >&2
-    exit 1
+        PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}" "$@"
+    started_port=$PK_PORT
 }
 
 start default

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # The README's App Attest walkthrough ("App Attest"), run for real against a passkeyd process (scripts/dev.sh test
-# runs it after scripts/appstore-smoke.sh).
+# runs it after scripts/test/appstore-smoke.sh).
 #
-#   scripts/appattest-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
+#   scripts/test/appattest-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# Starts passkeyd on 127.0.0.1:${APPATTEST_SMOKE_PORT:-18084} trusting Apple's App Attestation Root CA (from the
+# Starts passkeyd on a free loopback port trusting Apple's App Attestation Root CA (from the
 # vectors) and the root of a software App Attest device (passkeyd-softkey appattest; tests only); posts Apple's
 # documentation sample (a real attestation whose credential certificate expired in April 2026: refused at the chain),
 # then attests a key of the software device, asserts with it, and shows each refusal the walkthrough names.
 set -euo pipefail
-bin="$(cd "${1:?usage: scripts/appattest-smoke.sh BIN_DIR}" && pwd)"
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$(cd "${1:?usage: scripts/test/appattest-smoke.sh BIN_DIR}" && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 vectors="${PASSKEYD_VECTORS:-$repo/../shared/vectors}/apple/appattest"
 [[ -f $vectors/certs/Apple_App_Attestation_Root_CA.pem ]] || { echo "appattest-smoke: no vectors at $vectors" >&2; exit 1; }
-work="$(mktemp -d)"
-port="${APPATTEST_SMOKE_PORT:-18084}"
+# shellcheck source=scripts/lib/passkeyd.sh
+source "$repo/scripts/lib/passkeyd.sh"
+pk_init
 export PATH="$bin:$PATH"
 cd "$work"
 ln -s "$vectors" appattest
@@ -25,8 +26,8 @@ cat appattest/certs/Apple_App_Attestation_Root_CA.pem soft-root.pem >roots.pem
 export PASSKEYD_APPATTEST_APP_IDS=ABCDE12345.com.example.app,1234567890.com.example.myapp
 export PASSKEYD_APPATTEST_ROOT_FILE="$work/roots.pem"
 smoke_name=appattest-smoke
-# shellcheck source=scripts/smoke-lib.sh
-source "$repo/scripts/smoke-lib.sh"
+# shellcheck source=scripts/lib/smoke.sh
+source "$repo/scripts/lib/smoke.sh"
 APP=ABCDE12345.com.example.app
 
 # Apple's documentation sample: a real attestation, now past its credential certificate's three days.
@@ -64,6 +65,6 @@ expect 422 POST /v1/appattest/assertions --json @again.json | jq -e '.error.code
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_appattest_total{operation="assertion",outcome="accepted"} 1' <<<"$metrics" \
     || fail "metrics: $(grep appattest <<<"$metrics")"
-kill -TERM $server
-wait $server || fail "passkeyd did not exit cleanly on SIGTERM"
+kill -TERM "$server"
+wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "appattest-smoke: README App Attest walkthrough passed against a running passkeyd"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bounded begin flood against a running passkeyd (driven by scripts/flood-test.sh; Python 3 standard library only).
+"""Bounded begin flood against a running passkeyd (driven by scripts/test/flood-test.sh; Python 3 standard library only).
 
     flood-load.py   configuration from the environment (set by flood-test.sh):
         FLOOD_API            http://127.0.0.1:PORT of the passkeyd under test (it must trust X-Forwarded-For)

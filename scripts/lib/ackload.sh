@@ -1,4 +1,5 @@
-# Sourced by scripts/shutdown-test.sh and scripts/failover-test.sh: a bounded load of registrations and sign-ins
+# shellcheck shell=bash
+# Sourced by scripts/test/shutdown-test.sh and scripts/test/failover-test.sh: a bounded load of registrations and sign-ins
 # against a passkeyd at $API, recording every finish that passkeyd acknowledged, and a check of those against the
 # database.
 #
