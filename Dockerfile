@@ -6,7 +6,7 @@
 #   docker run --rm -p 8080:8080 -e PASSKEYD_DATABASE_URL=postgresql://… passkeyd           # migrate, then serve
 #   docker run --rm -e PASSKEYD_DATABASE_URL=postgresql://… passkeyd migrate                # migrate and exit
 #
-# Configuration is the environment (README "Configuration"); logs are JSON Lines on stderr.
+# Configuration is the environment (docs/configuration.md); logs are JSON Lines on stderr.
 
 ARG SWIFT_VERSION=6.3
 

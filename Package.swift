@@ -2,7 +2,7 @@
 //
 // passkeyd: a WebAuthn / passkey relying-party service.
 //
-// Layering (see README "Layout"):
+// Layering (see docs/architecture.md "Layout"):
 //   C system libraries      CLibCBOR, COpenSSL, CLibPQ         (each imported by exactly one wrapper)
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
@@ -31,7 +31,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebAuthnCore", targets: ["WebAuthnCore"]),
-        // For Swift backends that call passkeyd (README "Clients").
+        // For Swift backends that call passkeyd (docs/clients.md).
         .library(name: "PasskeydClient", targets: ["PasskeydClient"]),
         .executable(name: "passkeyd", targets: ["PasskeyServer"]),
         .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
@@ -204,7 +204,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // passkeyd-idp: plays the identity provider (keys, ID tokens, a JWKS server) for the README walkthrough.
+        // passkeyd-idp: plays the identity provider (keys, ID tokens, a JWKS server) for the ID-token walkthrough (docs/id-tokens.md).
         .executableTarget(
             name: "PasskeyIdP",
             dependencies: ["IdentityTestSupport", "JOSE", "COSECrypto", "WebAuthnModel"],

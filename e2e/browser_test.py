@@ -1,10 +1,10 @@
 """End-to-end tests of the demo page in a real browser.
 
 Headless Chromium (Debian's chromium + chromium-driver, driven by Selenium) with the DevTools protocol's WebAuthn
-virtual authenticators, against running passkeyd processes with PostgreSQL. scripts/e2e.sh starts the servers and
+virtual authenticators, against running passkeyd processes with PostgreSQL. scripts/test/e2e.sh starts the servers and
 runs this file with pytest; it starts nothing itself but the browser.
 
-Environment (set by scripts/e2e.sh):
+Environment (set by scripts/test/e2e.sh):
   PASSKEYD_E2E_URL        http://localhost:PORT  passkeyd with PASSKEYD_DEMO=on and the default policy (UV required)
   PASSKEYD_E2E_URL_U2F    http://localhost:PORT  the same database, PASSKEYD_USER_VERIFICATION=preferred-unsafe (U2F
                           authenticators cannot verify users)
@@ -495,7 +495,7 @@ def test_automatic_upgrade_from_the_demo_page(driver):
     to a DevTools virtual authenticator (the request just waits for its timeout), so the page's logic is tested with
     a stub: navigator.credentials.create records what the page asked and answers through the virtual authenticator
     modally (UP=1, UV=1, which a conditional ceremony accepts too). UP=0/UV=0 is covered by the HTTP tests and
-    scripts/upgrade-smoke.sh with passkeyd-softkey."""
+    scripts/test/upgrade-smoke.sh with passkeyd-softkey."""
     original = driver.current_window_handle
     driver.switch_to.new_window("tab")  # its own virtual authenticators: nothing left from the tests above
     try:

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# passkeyd developer entry point: the two README commands.
+# passkeyd developer entry point: the two commands of the README.
 #
 #   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
 #   scripts/dev.sh test [--list] [--from STAGE | STAGE…]
 #                         the test suite, stage by stage (the table: scripts/test/stages.sh; the runner:
 #                         scripts/lib/stages.sh): the Debian packages (browser_test_packages too), a throwaway
 #                         PostgreSQL, the debug build and `swift test`, then release builds and, against them, the
-#                         README walkthroughs (scripts/test/*-smoke.sh), the browser tests of the demo page in
+#                         docs walkthroughs (scripts/test/*-smoke.sh), the browser tests of the demo page in
 #                         headless Chromium (scripts/test/e2e.sh), the API contract test, the Python client, SIGTERM
 #                         under load, a primary/standby failover, a bounded begin flood, and each fuzz target for 10 s.
 #                         With no argument every stage (CI); STAGE… just those; --from STAGE from there on; --list

@@ -1,6 +1,6 @@
 import Foundation
 
-// Two builds of one executable (see README "Fuzzing" and scripts/fuzz.sh):
+// Two builds of one executable (see docs/testing.md "Fuzzing" and scripts/fuzz.sh):
 //
 // - the fuzz build (`-DFUZZING -sanitize=fuzzer,address`, scratch path .build-fuzz): libFuzzer drives
 //   `LLVMFuzzerTestOneInput`, the target named by PASSKEYD_FUZZ_TARGET. SwiftPM links an executable target's entry

@@ -1,4 +1,4 @@
-// passkeyd-loadgen: the load generator of scripts/loadbench.sh (see README "Load benchmark").
+// passkeyd-loadgen: the load generator of scripts/loadbench.sh (see docs/benchmark.md).
 //
 // Against a running passkeyd (release build, same PASSKEYD_* environment as this process, so both build the same
 // RelyingParty from PasskeyServerSupport.Settings), it:

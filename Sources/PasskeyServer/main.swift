@@ -5,7 +5,7 @@
 //   passkeyd rotate-session-key
 //                      add a new access-token signing key now (sessions on, database keys) and exit
 //
-// Configuration comes from the environment (see README "Configuration"; parsed and validated by
+// Configuration comes from the environment (see docs/configuration.md; parsed and validated by
 // PasskeyServerSupport.Settings). Logs are JSON Lines on stderr.
 import PasskeyApp
 import AsyncHTTPClient

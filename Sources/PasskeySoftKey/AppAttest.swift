@@ -3,7 +3,7 @@ import Foundation
 import WebAuthnModel
 import WebAuthnTestSupport
 
-/// `passkeyd-softkey appattest …`: a software App Attest device for the README's App Attest walkthrough. Its own
+/// `passkeyd-softkey appattest …`: a software App Attest device for the App Attest walkthrough (docs/app-attest.md). Its own
 /// throwaway root stands in for Apple's App Attestation Root CA (a passkeyd configured with Apple's root never
 /// accepts what it makes).
 ///

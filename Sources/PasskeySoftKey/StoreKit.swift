@@ -2,7 +2,7 @@ import Foundation
 import WebAuthnTestSupport
 
 /// `passkeyd-softkey storekit …`: StoreKit-shaped JWS signed with the App Store Server Library's published TEST leaf
-/// key (the vectors' `apple/storekit/certs`), for the README's App Store walkthrough. A passkeyd configured with that
+/// key (the vectors' `apple/storekit/certs`), for the App Store walkthrough (docs/app-store.md). A passkeyd configured with that
 /// test root accepts them; one configured with Apple's root never does.
 ///
 ///   passkeyd-softkey storekit transaction --certs DIR --id ID [--original ID] [--token UUID] [--product ID]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's App Attest walkthrough ("App Attest"), run for real against a passkeyd process (scripts/dev.sh test
+# The App Attest walkthrough of docs/app-attest.md ("App Attest"), run for real against a passkeyd process (scripts/dev.sh test
 # runs it after scripts/test/appstore-smoke.sh).
 #
 #   scripts/test/appattest-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
@@ -20,7 +20,7 @@ export PATH="$bin:$PATH"
 cd "$work"
 ln -s "$vectors" appattest
 
-# --- README: App Attest on (keep in step with README "App Attest") ---
+# --- docs: App Attest on (keep in step with docs/app-attest.md "App Attest") ---
 passkeyd-softkey appattest device --device device.json --root-pem soft-root.pem
 cat appattest/certs/Apple_App_Attestation_Root_CA.pem soft-root.pem >roots.pem
 export PASSKEYD_APPATTEST_APP_IDS=ABCDE12345.com.example.app,1234567890.com.example.myapp
@@ -67,4 +67,4 @@ grep -q '^passkeyd_appattest_total{operation="assertion",outcome="accepted"} 1' 
     || fail "metrics: $(grep appattest <<<"$metrics")"
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
-echo "appattest-smoke: README App Attest walkthrough passed against a running passkeyd"
+echo "appattest-smoke: App Attest walkthrough passed against a running passkeyd"

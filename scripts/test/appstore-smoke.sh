@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's App Store walkthrough ("App Store purchases, verified offline"), run for real against a passkeyd
+# The App Store walkthrough of docs/app-store.md ("App Store purchases, verified offline"), run for real against a passkeyd
 # process (scripts/dev.sh test runs it after scripts/test/session-smoke.sh).
 #
 #   scripts/test/appstore-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
@@ -21,7 +21,7 @@ export PATH="$bin:$PATH"
 cd "$work"
 ln -s "$vectors" storekit
 
-# --- README: App Store on (keep in step with README "App Store purchases, verified offline") ---
+# --- docs: App Store on (keep in step with docs/app-store.md "App Store purchases, verified offline") ---
 export PASSKEYD_APPSTORE_BUNDLE_ID=com.example PASSKEYD_APPSTORE_ENVIRONMENTS=Sandbox
 export PASSKEYD_APPSTORE_ROOT_FILES="$work/storekit/certs/testCA.pem"
 smoke_name=appstore-smoke
@@ -69,4 +69,4 @@ grep -q '^passkeyd_appstore_notifications_total{type="REFUND",outcome="duplicate
     || fail "metrics: $(grep appstore <<<"$metrics")"
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
-echo "appstore-smoke: README App Store walkthrough passed against a running passkeyd"
+echo "appstore-smoke: App Store walkthrough passed against a running passkeyd"

@@ -20,7 +20,7 @@
 # grew more than ${FLOOD_RSS_BOUND_MB:-64} MB over its figure after the warm-up. passkeyd keeps no per-ceremony state
 # in memory (the table is in PostgreSQL); what may grow under a flood is the rate limiters' keys (at most 100,000,
 # 5,000 here), allocator arenas and connection buffers: a few MB measured. 64 MB is far above that and below what a
-# leak of 1 KB per request would add over the ~70,000 requests of a run. See README "Abuse limits".
+# leak of 1 KB per request would add over the ~70,000 requests of a run. See docs/operations.md "Abuse limits".
 set -euo pipefail
 bin="$(cd "${1:?usage: scripts/test/flood-test.sh BIN_DIR}" && pwd)"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's ID-token walkthrough ("Native sign-in with an ID token"), run for real against a passkeyd process
+# The ID-token walkthrough of docs/id-tokens.md ("Native sign-in with an ID token"), run for real against a passkeyd process
 # (scripts/dev.sh test runs it after scripts/test/smoke.sh).
 #
 #   scripts/test/idtoken-smoke.sh BIN_DIR    BIN_DIR holds passkeyd, passkeyd-idp and passkeyd-softkey;
@@ -18,7 +18,7 @@ pk_init
 export PATH="$bin:$PATH"
 cd "$work"
 
-# --- README: the provider's key (keep in step with README "Native sign-in with an ID token") ---
+# --- docs: the provider's key (keep in step with docs/id-tokens.md "Native sign-in with an ID token") ---
 passkeyd-idp keygen --dir idp --kid test-key-1 >/dev/null
 
 export PASSKEYD_IDTOKEN_PROVIDERS=apple PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS=com.example.app
@@ -67,4 +67,4 @@ metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_idtoken_signins_total{.*provider="apple".*outcome="success"' <<<"$metrics" || fail "metrics: $(grep idtoken <<<"$metrics")"
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
-echo "idtoken-smoke: README ID-token walkthrough passed against a running passkeyd"
+echo "idtoken-smoke: ID-token walkthrough passed against a running passkeyd"

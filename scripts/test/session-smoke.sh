@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's sessions walkthrough ("Sessions after sign-in"), run for real against a passkeyd process
+# The sessions walkthrough of docs/sessions.md ("Sessions after sign-in"), run for real against a passkeyd process
 # (scripts/dev.sh test runs it after scripts/test/idtoken-smoke.sh).
 #
 #   scripts/test/session-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
@@ -19,7 +19,7 @@ export PATH="$bin:$PATH"
 verify() { /usr/bin/python3 "$repo/e2e/verify_jwt.py" "$@"; }
 cd "$work"
 
-# --- README: sessions on (keep in step with README "Sessions after sign-in") ---
+# --- docs: sessions on (keep in step with docs/sessions.md "Sessions after sign-in") ---
 openssl rand -base64 32 >kek
 export PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
 export PASSKEYD_SESSION_ISSUER=https://login.example.com PASSKEYD_SESSION_AUDIENCES=https://api.example.com
@@ -84,4 +84,4 @@ metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_sessions_total{event="reused"} 1' <<<"$metrics" || fail "metrics: $(grep sessions_total <<<"$metrics")"
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
-echo "session-smoke: README sessions walkthrough passed against a running passkeyd (tokens checked by PyJWT)"
+echo "session-smoke: sessions walkthrough passed against a running passkeyd (tokens checked by PyJWT)"

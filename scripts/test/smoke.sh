@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's curl walkthrough, run for real against a passkeyd process (scripts/dev.sh test runs it last).
+# The curl walkthrough of docs/getting-started.md ("Try it"), run for real against a passkeyd process (a stage of scripts/dev.sh test).
 #
 #   scripts/test/smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
@@ -19,7 +19,7 @@ source "$repo/scripts/lib/smoke.sh"
 cd "$work"
 name="smoke-$(date +%s%N)"
 
-# --- README: register, sign in, manage (keep in step with README "Try it") ---
+# --- docs: register, sign in, manage (keep in step with docs/getting-started.md "Try it") ---
 expect 200 POST /v1/registration/begin --json "{\"user\":{\"name\":\"$name\",\"displayName\":\"Alice\"}}" \
     | passkeyd-softkey register --key alice.json --nickname laptop >finish.json
 expect 201 POST /v1/registration/finish --json @finish.json >registered.json
@@ -62,4 +62,4 @@ metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_requests_total' <<<"$metrics" || fail "metrics"
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
-echo "smoke: README walkthrough passed against a running passkeyd"
+echo "smoke: walkthrough passed against a running passkeyd"

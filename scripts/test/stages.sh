@@ -13,19 +13,21 @@
 #   -        nothing
 # COMMAND is run by bash (set -euo pipefail) in a subshell, from the repository root.
 
+stage docs "-" "the documentation site: mkdocs build --strict, broken links and anchors fail (scripts/test/docs.sh)" \
+    'bash scripts/test/docs.sh'
 stage swift-test "pg debug" "the XCTest suites (swift test), PostgreSQL ones included" \
     'swift test --skip-build'
-stage smoke "pg release" "README curl walkthrough: register, sign in, admin API (scripts/test/smoke.sh)" \
+stage smoke "pg release" "docs curl walkthrough: register, sign in, admin API (scripts/test/smoke.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/smoke.sh "$release_bin"'
-stage idtoken-smoke "pg release" "README ID-token walkthrough (scripts/test/idtoken-smoke.sh)" \
+stage idtoken-smoke "pg release" "docs ID-token walkthrough (scripts/test/idtoken-smoke.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/idtoken-smoke.sh "$release_bin"'
-stage session-smoke "pg release" "README sessions walkthrough, tokens checked by PyJWT (scripts/test/session-smoke.sh)" \
+stage session-smoke "pg release" "docs sessions walkthrough, tokens checked by PyJWT (scripts/test/session-smoke.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/session-smoke.sh "$release_bin"'
-stage upgrade-smoke "pg release" "README 'Moving people to passkeys' walkthrough (scripts/test/upgrade-smoke.sh)" \
+stage upgrade-smoke "pg release" "docs 'Moving people to passkeys' walkthrough (scripts/test/upgrade-smoke.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/upgrade-smoke.sh "$release_bin"'
-stage appstore-smoke "pg release" "README App Store walkthrough (scripts/test/appstore-smoke.sh)" \
+stage appstore-smoke "pg release" "docs App Store walkthrough (scripts/test/appstore-smoke.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/appstore-smoke.sh "$release_bin"'
-stage appattest-smoke "pg release" "README App Attest walkthrough (scripts/test/appattest-smoke.sh)" \
+stage appattest-smoke "pg release" "docs App Attest walkthrough (scripts/test/appattest-smoke.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/appattest-smoke.sh "$release_bin"'
 stage e2e "pg release" "browser tests of the demo page in headless Chromium (scripts/test/e2e.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/e2e.sh "$release_bin"'

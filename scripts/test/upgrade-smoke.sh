@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "Moving people to passkeys" walkthrough, run for real against a passkeyd process (scripts/dev.sh test
+# The "Moving people to passkeys" walkthrough of docs/upgrades.md, run for real against a passkeyd process (scripts/dev.sh test
 # runs it after scripts/test/session-smoke.sh).
 #
 #   scripts/test/upgrade-smoke.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
@@ -17,7 +17,7 @@ pk_init
 export PATH="$bin:$PATH"
 cd "$work"
 
-# --- README: sessions on (keep in step with README "Moving people to passkeys") ---
+# --- docs: sessions on (keep in step with docs/upgrades.md "Moving people to passkeys") ---
 openssl rand -base64 32 >kek
 export PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
 smoke_name=upgrade-smoke
@@ -77,4 +77,4 @@ for event in 'begun"} 1' 'registered"} 1' 'uv_established"} 1'; do
 done
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
-echo "upgrade-smoke: README 'Moving people to passkeys' walkthrough passed against a running passkeyd"
+echo "upgrade-smoke: 'Moving people to passkeys' walkthrough passed against a running passkeyd"

@@ -8,7 +8,7 @@
 //   POST /assertion/result      ServerPublicKeyCredential (ServerAuthenticatorAssertionResponse) → ServerResponse
 //
 // This file only translates shapes: every ceremony runs through CeremonyService and the engine, exactly as /v1 does,
-// under the same relying-party policies. Decisions (README "FIDO conformance"):
+// under the same relying-party policies. Decisions (docs/fido-conformance.md):
 //
 // - Correlation. The pending ceremony stays in the store keyed by its challenge, as for /v1. Options also set a
 //   session cookie (`passkeyd_attestation` on Path=/attestation, `passkeyd_assertion` on Path=/assertion; HttpOnly,

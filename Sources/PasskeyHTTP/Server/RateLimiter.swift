@@ -41,7 +41,7 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(perSecond)/s:\(burst)" }
 }
 
-/// Per-instance request limits (429 with `Retry-After` past them). Every limit is optional; see the README's
+/// Per-instance request limits (429 with `Retry-After` past them). Every limit is optional; see docs/operations.md,
 /// "Abuse limits" for the defaults and how to size them behind N instances.
 public struct RateLimits: Sendable, Hashable {
     /// Ceremony endpoints, per client address.

@@ -13,7 +13,8 @@ import JOSE
 ///     PASSKEYD_IDTOKEN_<NAME>_JWKS_FILE=/path/jwks.json      …or a file (air-gapped deployments, tests)
 ///     PASSKEYD_IDTOKEN_<NAME>_ISSUER=https://…               generic providers: the exact iss (keys from its
 ///                                                            discovery document unless a JWKS URL or file is set)
-///     PASSKEYD_IDTOKEN_<NAME>_ALGORITHMS=RS256,ES256         generic providers (default RS256); presets fixed
+///     PASSKEYD_IDTOKEN_<NAME>_ALGORITHMS=RS256,ES256         replaces the default list (generic providers RS256;
+///                                                            presets as in ProviderProfile); never an HMAC name
 ///     PASSKEYD_IDTOKEN_<NAME>_NONCE=raw|sha256               how the token carries the nonce (presets: apple
 ///                                                            sha256, others raw)
 ///     PASSKEYD_IDTOKEN_LINE_CHANNEL_SECRET_FILE=/path        enables HS256 tokens of LINE web login

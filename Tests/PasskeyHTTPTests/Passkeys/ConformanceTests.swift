@@ -18,7 +18,7 @@ import WebAuthnTestSupport
 // docs/FIDO2/Server/README.md; the IDs in the test names are that list's) as far as the software authenticator can
 // produce each case. A `ToolSession` plays the tool: it posts the profile's JSON and keeps the session cookies.
 //
-// The relying party is configured the way the README's "FIDO conformance" section recommends for a conformance run
+// The relying party is configured the way docs/fido-conformance.md recommends for a conformance run
 // (user verification preferred-unsafe, every algorithm including RS1-unsafe, trust roots for every format); the
 // W3C defaults and the named unsafe policies are tested where they change an outcome.
 
@@ -40,7 +40,7 @@ struct ConformanceHarness {
     let routes: Set<String>
     let app: Application<RouterResponder<PasskeyRequestContext>>
 
-    /// The relying party a conformance run uses (README "FIDO conformance").
+    /// The relying party a conformance run uses (docs/fido-conformance.md).
     static func conformanceRelyingParty() -> RelyingParty {
         var rp = RelyingParty(id: rpID, name: "passkeyd conformance", allowedOrigins: [origin])
         rp.userVerification = .preferredUnsafe
@@ -273,7 +273,7 @@ struct ConformanceConfigurationTests {
         #expect(keyed.warnings.contains { $0.contains("conformance tools send none") })
     }
 
-    /// The environment of a conformance run, as README "FIDO conformance" gives it (the roots directory aside).
+    /// The environment of a conformance run, as docs/fido-conformance.md gives it (the roots directory aside).
     static func readmeRecipe(roots: String) -> [String: String] {
         var recipe = [
             "PASSKEYD_FIDO_CONFORMANCE": "on", "PASSKEYD_RP_ID": "localhost", "PASSKEYD_ORIGINS": "http://localhost:8080",
@@ -288,7 +288,7 @@ struct ConformanceConfigurationTests {
         return recipe
     }
 
-    @Test("the README's conformance recipe parses into the relying party these tests use")
+    @Test("the conformance recipe of docs/fido-conformance.md parses into the relying party these tests use")
     func readmeRecipe() throws {
         let roots = try ObservabilitySettingsTests.trustRootDirectory(count: 2)
         let settings = try Settings(Self.environment(Self.readmeRecipe(roots: roots)))

@@ -1,4 +1,4 @@
-"""Integration tests need a running passkeyd (scripts/python-client-test.sh starts one): PASSKEYD_URL,
+"""Integration tests need a running passkeyd (scripts/test/python-client-test.sh starts one): PASSKEYD_URL,
 PASSKEYD_API_KEY, PASSKEYD_ADMIN_KEY, and PASSKEYD_SOFTKEY (the passkeyd-softkey binary: a software authenticator
 that answers begin options with a credential). Without them those tests are skipped; the openapi.json checks run
 anyway."""

@@ -35,7 +35,7 @@ enum FIDOU2FAttestation: AttestationFormat {
             throw WebAuthnError(.attestationAlgorithmMismatch, "fido-u2f credential key must be EC2 P-256")
         }
         // The AAGUID is not checked: §8.6 does not constrain it and the spec's own fido-u2f test vector carries a
-        // non-zero one. (FIDO conformance Resp-8 F-1 expects a rejection; W3C wins, see README.)
+        // non-zero one. (FIDO conformance Resp-8 F-1 expects a rejection; W3C wins, see docs/architecture.md.)
         // "Let verificationData be the concatenation of (0x00 || rpIdHash || clientDataHash || credentialId || publicKeyU2F)"
         var verificationData: [UInt8] = [0x00]
         verificationData.reserveCapacity(1 + 32 + 32 + input.attestedCredential.credentialID.count + 65)
