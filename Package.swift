@@ -204,6 +204,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The PostgreSQL of the tests: the test command's database, the migrations, a fresh migrated schema per test.
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: ["LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
         // passkeyd-idp: plays the identity provider (keys, ID tokens, a JWKS server) for the ID-token walkthrough (docs/id-tokens.md).
         .executableTarget(
             name: "PasskeyIdP",
@@ -260,7 +266,7 @@ let package = Package(
             name: "PasskeyHTTPTests",
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
-                "WebAuthnTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
+                "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
                 "IdentityTestSupport", "AppleSignedData", "PasskeydClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -286,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyStoreTests",
             dependencies: [
-                "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport",
+                "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "PostgresTestSupport",
                 "IdentityCore", "AppleSignedData",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -5,6 +5,7 @@ import LibPQ
 import Logging
 import PasskeyHTTP
 import PasskeyStore
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel

@@ -11,6 +11,7 @@ import PasskeyHTTP
 import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
+import PostgresTestSupport
 import Testing
 import WebAuthnModel
 import WebAuthnTestSupport

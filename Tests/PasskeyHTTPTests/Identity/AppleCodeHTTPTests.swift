@@ -14,6 +14,7 @@ import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
 import ProviderKeys
+import PostgresTestSupport
 import Testing
 import WebAuthnModel
 

@@ -8,6 +8,7 @@ import JOSE
 import PasskeyHTTP
 import PasskeyStore
 import Synchronization
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel

@@ -8,6 +8,7 @@ import IdentityTestSupport
 import JOSE
 import PasskeyHTTP
 import ProviderKeys
+import PostgresTestSupport
 import Testing
 
 /// End to end with a provider on loopback: passkeyd fetches the provider's JWKS over HTTP (RemoteKeySource, as the

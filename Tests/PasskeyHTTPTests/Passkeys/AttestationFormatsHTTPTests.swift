@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import LibPQ
 import PasskeyHTTP
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel

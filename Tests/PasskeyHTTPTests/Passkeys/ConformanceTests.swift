@@ -8,6 +8,7 @@ import NIOCore
 import PasskeyHTTP
 import PasskeyServerSupport
 import PasskeyStore
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel

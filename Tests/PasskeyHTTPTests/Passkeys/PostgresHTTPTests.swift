@@ -6,6 +6,7 @@ import LibPQ
 import PasskeyHTTP
 import PasskeyStore
 import PasskeyStorePostgres
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PasskeyHTTP
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel

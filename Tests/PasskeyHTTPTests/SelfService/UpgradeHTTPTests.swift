@@ -8,6 +8,7 @@ import PasskeyHTTP
 import PasskeyStore
 import Prometheus
 import SessionCore
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel

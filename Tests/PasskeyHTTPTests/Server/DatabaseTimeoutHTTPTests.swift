@@ -6,6 +6,7 @@ import LibPQ
 import NIOPosix
 import PasskeyHTTP
 import PasskeyStorePostgres
+import PostgresTestSupport
 import Testing
 
 // A stuck database gives 503 storage_unavailable within the configured bounds instead of piling requests up:

@@ -12,6 +12,7 @@ import NIOPosix
 import PasskeyHTTP
 import PasskeyStore
 import PasskeyStorePostgres
+import PostgresTestSupport
 import Synchronization
 import Testing
 import WebAuthnCore
@@ -25,13 +26,11 @@ import WebAuthnModel
 
 enum PostgresHTTP {
     /// The shared test database (`scripts/dev.sh test` always sets it).
-    static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
+    static let databaseURL = TestDatabase.url
     static let skipReason: Comment = "PASSKEYD_TEST_DATABASE_URL is not set (scripts/postgres.sh start; scripts/postgres.sh url)"
 
-    /// Tests/PasskeyHTTPTests/Server/this file → the repository.
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let migrations = repository.appendingPathComponent("Migrations")
+    static let repository = TestDatabase.repository
+    static let migrations = TestDatabase.migrations
 
     /// The relying party `Flow` expects (same RP ID and origin as `Harness`).
     static func relyingParty(challengeTimeout: Duration = .seconds(300)) -> RelyingParty {
@@ -44,117 +43,14 @@ enum PostgresHTTP {
     static let adminAuth: HTTPFields = [.authorization: "Bearer \(adminKey)"]
 
     /// `url` with `search_path` set to `schema` (URI or keyword/value form).
-    static func url(_ base: String, searchPath schema: String) -> String {
-        if base.contains("://") {
-            return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
-        }
-        return base + " options='-csearch_path=" + schema + "'"
-    }
+    static func url(_ base: String, searchPath schema: String) -> String { TestDatabase.url(base, searchPath: schema) }
 }
 
-/// Runs blocking work (a direct libpq connection, a child process) on a Dispatch thread, not on the test's
-/// cooperative thread.
-func pgHTTPOffload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result(catching: body)) }
-    }
-}
+/// One test's migrated schema (PostgresTestSupport).
+typealias HTTPTestSchema = TestSchema
 
-/// One test's schema: created and migrated by ``create(baseURL:)``, dropped by ``drop()``. Its `inspector` pool
-/// runs the test's own queries (row counts, snapshots) straight against the tables.
-struct HTTPTestSchema: Sendable {
-    let name: String
-    let baseURL: String
-    /// `baseURL` with the search_path set to this schema.
-    let url: String
-    let threadPool: NIOThreadPool
-    let inspector: PGPool
-
-    static func create(baseURL: String) async throws -> HTTPTestSchema {
-        let name = "h_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        try await pgHTTPOffload {
-            let admin = try PGConnection.connect(url: baseURL)
-            defer { try? admin.close() }
-            try admin.simpleQuery("CREATE SCHEMA \(name)")
-        }
-        let threadPool = NIOThreadPool(numberOfThreads: 1)
-        threadPool.start()
-        let url = PostgresHTTP.url(baseURL, searchPath: String(name))
-        let schema = HTTPTestSchema(
-            name: String(name), baseURL: baseURL, url: url, threadPool: threadPool,
-            inspector: PGPool(url: url, size: 1, threadPool: threadPool))
-        do {
-            _ = try await Migrator(directory: PostgresHTTP.migrations).migrate(using: schema.inspector)
-        } catch {
-            await schema.drop()
-            throw error
-        }
-        return schema
-    }
-
-    /// Drops the schema (CASCADE) and stops the inspector; failures are ignored (cleanup only).
-    func drop() async {
-        await inspector.shutdown()
-        try? await threadPool.shutdownGracefully()
-        let name = self.name
-        let baseURL = self.baseURL
-        _ = try? await pgHTTPOffload {
-            let admin = try PGConnection.connect(url: baseURL)
-            defer { try? admin.close() }
-            try admin.simpleQuery("DROP SCHEMA IF EXISTS \(name) CASCADE")
-        }
-    }
-
-    /// Runs one read in the schema; retried once after a connection-level error (the restart test's server
-    /// restarts under the inspector's connection too).
-    func query(_ query: PGQuery) async throws -> PGResult {
-        do {
-            return try await inspector.withConnection { try $0.execute(query) }
-        } catch {
-            guard (error as? PGError)?.isConnectionError == true else { throw error }
-            return try await inspector.withConnection { try $0.execute(query) }
-        }
-    }
-
-    func count(_ table: String, where condition: String = "true") async throws -> Int {
-        let result = try await query(PGQuery(unsafeSQL: "SELECT count(*) FROM \(table) WHERE \(condition)"))
-        return Int(try result.decode(Int64.self, row: 0, column: 0))
-    }
-
-    /// Every row of users and credentials (all columns, as JSON text), for before/after comparisons.
-    func snapshot() async throws -> String {
-        let result = try await query("""
-            SELECT coalesce((SELECT json_agg(u ORDER BY u.id)::text FROM users u), '[]')
-                || ' ' || coalesce((SELECT json_agg(c ORDER BY c.id)::text FROM credentials c), '[]')
-            """)
-        return try result.decode(String.self, row: 0, column: 0)
-    }
-
-    /// A credential's row as the tests look at it.
-    struct CredentialRow: Equatable {
-        let signCount: Int64
-        let lastUsedAt: Date?
-        let nickname: String?
-        let userName: String
-        let userHandle: [UInt8]
-    }
-
-    func credential(_ id: [UInt8]) async throws -> CredentialRow? {
-        let result = try await query("""
-            SELECT c.sign_count, c.last_used_at, c.nickname, u.name, u.user_handle
-              FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = \(id)
-            """)
-        guard result.rowCount == 1 else { return nil }
-        return CredentialRow(
-            signCount: try result.decode(Int64.self, row: 0, column: 0),
-            lastUsedAt: try result.decode(Date?.self, row: 0, column: 1),
-            nickname: try result.decode(String?.self, row: 0, column: 2),
-            userName: try result.decode(String.self, row: 0, column: 3),
-            userHandle: try result.decode([UInt8].self, row: 0, column: 4))
-    }
-
-    func signCount(_ id: [UInt8]) async throws -> Int64? { try await credential(id)?.signCount }
-}
+/// Blocking work off the cooperative threads (PostgresTestSupport).
+func pgHTTPOffload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T { try await pgOffload(body) }
 
 /// One passkeyd instance on a schema: its own thread pool, PGPool, PostgresPasskeyStore, CeremonyService (with
 /// its own public-key cache) and Application, as a separately deployed process would have.

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import SessionCore
+import PostgresTestSupport
 import Testing
 import WebAuthnTestSupport
 

@@ -3,6 +3,7 @@ import LibPQ
 import NIOPosix
 import PasskeyStore
 import PasskeyStorePostgres
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 import WebAuthnModel
@@ -42,18 +43,14 @@ struct StoreUnderTest: CustomTestStringConvertible, Sendable {
     }()
 }
 
-/// A throwaway schema per test, migrated with `Migrations/`, so tests never share tables.
+/// A throwaway schema per test, migrated with `Migrations/`, so tests never share tables (PostgresTestSupport).
 enum PostgresSchema {
-    /// Tests/PasskeyStoreTests/Passkeys/this file → the repository's Migrations.
-    static let migrations = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Migrations")
-
-    static let databaseURL = ProcessInfo.processInfo.environment["PASSKEYD_TEST_DATABASE_URL"]
+    static let migrations = TestDatabase.migrations
+    static let databaseURL = TestDatabase.url
 
     static func freshStore(url: String, revokeSessionsOnDelete: Bool = true, batchLanes: Int = 0) async throws -> any PasskeyStore {
-        let pool = PGPool(url: try freshSchema(url: url), size: 4, threadPool: .singleton)
-        _ = try await Migrator(directory: migrations).migrate(using: pool)
+        let schema = try await TestSchema.create(baseURL: url)
+        let pool = PGPool(url: schema.url, size: 4, threadPool: .singleton)
         return PostgresPasskeyStore(pool: pool, revokeSessionsOnDelete: revokeSessionsOnDelete, batchLanes: batchLanes)
     }
 
@@ -63,8 +60,7 @@ enum PostgresSchema {
         let admin = try PGConnection.connect(url: url)
         try admin.simpleQuery("CREATE SCHEMA \(schema)")
         try admin.close()
-        let separator = url.contains("?") ? "&" : "?"
-        return url + separator + "options=-csearch_path%3D\(schema)"
+        return TestDatabase.url(url, searchPath: schema)
     }
 }
 
