@@ -19,57 +19,6 @@ public struct PGPoolStats: Sendable, Hashable {
     public var totalFailures: Int
 }
 
-/// A statement prepared lazily, once per physical connection, and run with ``PGPool/executePrepared(_:_:)``
-/// or ``PGConnection/executePrepared(_:_:)``.
-///
-/// The value only describes the statement: the first use on a connection runs `PQprepare`, later uses on that
-/// connection only `PQexecPrepared`. After a reconnect (the pool replaces a broken connection) the statement is
-/// prepared again on the new connection.
-///
-/// The ``name`` identifies the statement on every connection: two statements with one name but different SQL
-/// are a programming error (the first one prepared on a connection wins). Use a fixed, descriptive name per
-/// call site, e.g. `"credentials_by_id"`.
-public struct PGPreparedStatement: Sendable, Hashable {
-    /// The server-side statement name.
-    public let name: String
-    /// The SQL text with `$n` placeholders. Trusted text: it must contain no values.
-    public let sql: String
-    /// The parameters' types; bindings are checked against them before sending.
-    public let parameterTypes: [PGType]
-    /// Whether running the statement twice is harmless (a read). Only then does
-    /// ``PGPool/executePrepared(_:_:)`` retry it, once, after a connection-level error.
-    public let isIdempotent: Bool
-
-    /// Describes a prepared statement.
-    /// - Parameters:
-    ///   - name: The server-side name, unique per statement across the process.
-    ///   - sql: The SQL text with `$1`, `$2`, ... placeholders.
-    ///   - parameterTypes: One type per placeholder.
-    ///   - isIdempotent: `true` only for statements that are safe to run twice (reads). Default `false`.
-    public init(name: String, sql: String, parameterTypes: [PGType], isIdempotent: Bool = false) {
-        self.name = name
-        self.sql = sql
-        self.parameterTypes = parameterTypes
-        self.isIdempotent = isIdempotent
-    }
-}
-
-extension PGConnection {
-    /// Runs `statement`, preparing it on this connection first if it has not been prepared here since the
-    /// connection was opened or reset.
-    /// - Parameters:
-    ///   - statement: The statement.
-    ///   - bindings: One value per parameter, of the declared types.
-    /// - Returns: The copied-out result.
-    /// - Throws: As ``prepare(name:sql:parameterTypes:)`` and ``executePrepared(name:bindings:)``.
-    public func executePrepared(_ statement: PGPreparedStatement, _ bindings: PGBindings) throws(PGError) -> PGResult {
-        if !hasPreparedStatement(named: statement.name) {
-            try prepare(name: statement.name, sql: statement.sql, parameterTypes: statement.parameterTypes)
-        }
-        return try executePrepared(name: statement.name, bindings: bindings)
-    }
-}
-
 /// A fixed-size pool of ``PGConnection``s to one server, running every libpq call on an `NIOThreadPool`.
 ///
 /// ## Threads
