@@ -2,74 +2,6 @@ public import NIOCore
 public import NIOPosix
 internal import Synchronization
 
-/// Counters describing a ``PGPool``, for metrics export.
-public struct PGPoolStats: Sendable, Hashable {
-    /// The maximum number of connections (fixed at init).
-    public var size: Int
-    /// Connections currently open (leased or idle).
-    public var open: Int
-    /// Connections currently leased to a `withConnection`/`withTransaction` body.
-    public var inUse: Int
-    /// Callers waiting for a connection because all ``size`` are leased.
-    public var waiting: Int
-    /// Successful connection attempts since the pool was created.
-    public var totalConnects: Int
-    /// Failures since the pool was created: failed connection attempts, plus connections discarded because
-    /// a call on them failed with a connection-level error or a validation query failed.
-    public var totalFailures: Int
-}
-
-/// A statement prepared lazily, once per physical connection, and run with ``PGPool/executePrepared(_:_:)``
-/// or ``PGConnection/executePrepared(_:_:)``.
-///
-/// The value only describes the statement: the first use on a connection runs `PQprepare`, later uses on that
-/// connection only `PQexecPrepared`. After a reconnect (the pool replaces a broken connection) the statement is
-/// prepared again on the new connection.
-///
-/// The ``name`` identifies the statement on every connection: two statements with one name but different SQL
-/// are a programming error (the first one prepared on a connection wins). Use a fixed, descriptive name per
-/// call site, e.g. `"credentials_by_id"`.
-public struct PGPreparedStatement: Sendable, Hashable {
-    /// The server-side statement name.
-    public let name: String
-    /// The SQL text with `$n` placeholders. Trusted text: it must contain no values.
-    public let sql: String
-    /// The parameters' types; bindings are checked against them before sending.
-    public let parameterTypes: [PGType]
-    /// Whether running the statement twice is harmless (a read). Only then does
-    /// ``PGPool/executePrepared(_:_:)`` retry it, once, after a connection-level error.
-    public let isIdempotent: Bool
-
-    /// Describes a prepared statement.
-    /// - Parameters:
-    ///   - name: The server-side name, unique per statement across the process.
-    ///   - sql: The SQL text with `$1`, `$2`, ... placeholders.
-    ///   - parameterTypes: One type per placeholder.
-    ///   - isIdempotent: `true` only for statements that are safe to run twice (reads). Default `false`.
-    public init(name: String, sql: String, parameterTypes: [PGType], isIdempotent: Bool = false) {
-        self.name = name
-        self.sql = sql
-        self.parameterTypes = parameterTypes
-        self.isIdempotent = isIdempotent
-    }
-}
-
-extension PGConnection {
-    /// Runs `statement`, preparing it on this connection first if it has not been prepared here since the
-    /// connection was opened or reset.
-    /// - Parameters:
-    ///   - statement: The statement.
-    ///   - bindings: One value per parameter, of the declared types.
-    /// - Returns: The copied-out result.
-    /// - Throws: As ``prepare(name:sql:parameterTypes:)`` and ``executePrepared(name:bindings:)``.
-    public func executePrepared(_ statement: PGPreparedStatement, _ bindings: PGBindings) throws(PGError) -> PGResult {
-        if !hasPreparedStatement(named: statement.name) {
-            try prepare(name: statement.name, sql: statement.sql, parameterTypes: statement.parameterTypes)
-        }
-        return try executePrepared(name: statement.name, bindings: bindings)
-    }
-}
-
 /// A fixed-size pool of ``PGConnection``s to one server, running every libpq call on an `NIOThreadPool`.
 ///
 /// ## Threads
@@ -116,57 +48,14 @@ extension PGConnection {
 ///   ``executePrepared(_:_:)`` retries once, on a fresh or validated connection, only for statements marked
 ///   ``PGPreparedStatement/isIdempotent`` and only after a connection-level error.
 public final class PGPool: Sendable {
-    /// A pool slot: an open connection or `nil` (to be opened), and the failure epoch it was last checked in.
-    struct Slot: Sendable {
-        var connection: PGConnection?
-        var epoch: UInt64
-    }
+    typealias Slot = PGPoolSlot<PGConnection>
+    typealias StateMachine = PGPoolStateMachine<PGConnection, Waiter>
 
-    private struct Waiter {
-        let id: UInt64
+    /// A caller parked in the state machine's queue.
+    struct Waiter: Sendable {
         let continuation: CheckedContinuation<Slot, any Error>
         /// Fails the wait at the acquire timeout; cancelled when a slot arrives first.
         let timer: Scheduled<Void>?
-    }
-
-    private struct State {
-        /// Idle slots: unopened ones at the front, open ones after them, most recently used last.
-        var idle: [Slot]
-        /// Callers waiting for a slot, oldest first.
-        var waiters: [Waiter] = []
-        var inUse = 0
-        var open = 0
-        var totalConnects = 0
-        var totalFailures = 0
-        /// Bumped on every connection-level failure; slots checked in an older epoch are validated before use.
-        var epoch: UInt64 = 0
-        var nextWaiterID: UInt64 = 0
-        var isShutdown = false
-    }
-
-    /// Time bounds (see "Bounds"). `nil` means unbounded.
-    public struct Configuration: Sendable, Hashable {
-        /// libpq `connect_timeout` in seconds, unless the URL sets one (default 10).
-        public var connectTimeout: Int
-        /// `statement_timeout` set on every new connection; `nil` leaves the server's (or role's) setting.
-        public var statementTimeout: Duration?
-        /// `plan_cache_mode = force_generic_plan` on every new connection.
-        public var forceGenericPlans: Bool
-        /// Longest wait for a free connection.
-        public var acquireTimeout: Duration?
-        /// Longest a caller waits for one lease's work on its thread.
-        public var leaseTimeout: Duration?
-
-        public init(
-            connectTimeout: Int = 10, statementTimeout: Duration? = nil, forceGenericPlans: Bool = false, acquireTimeout: Duration? = nil,
-            leaseTimeout: Duration? = nil
-        ) {
-            self.connectTimeout = connectTimeout
-            self.statementTimeout = statementTimeout
-            self.forceGenericPlans = forceGenericPlans
-            self.acquireTimeout = acquireTimeout
-            self.leaseTimeout = leaseTimeout
-        }
     }
 
     /// The maximum number of connections.
@@ -175,7 +64,8 @@ public final class PGPool: Sendable {
     public let configuration: Configuration
     private let url: String
     private let threadPool: NIOThreadPool
-    private let state: Mutex<State>
+    /// The lock guards only the state machine; every action it returns is carried out after the lock is released.
+    private let state: Mutex<StateMachine>
 
     /// Creates a pool. Opens no connection (see "Connecting lazily").
     /// - Parameters:
@@ -184,26 +74,17 @@ public final class PGPool: Sendable {
     ///   - threadPool: A started thread pool that runs every libpq call. Not owned by the pool.
     ///   - configuration: Time bounds (default: only libpq's 10 s connect timeout).
     public init(url: String, size: Int, threadPool: NIOThreadPool, configuration: Configuration = .init()) {
-        let size = max(1, size)
-        self.size = size
+        let machine = StateMachine(size: size)
+        self.size = machine.size
         self.url = url
         self.threadPool = threadPool
         self.configuration = configuration
-        self.state = Mutex(State(idle: Array(repeating: Slot(connection: nil, epoch: 0), count: size)))
+        self.state = Mutex(machine)
     }
 
     /// Current counters. A snapshot: values may change immediately afterwards.
     public var stats: PGPoolStats {
-        state.withLock { state in
-            PGPoolStats(
-                size: size,
-                open: state.open,
-                inUse: state.inUse,
-                waiting: state.waiters.count,
-                totalConnects: state.totalConnects,
-                totalFailures: state.totalFailures
-            )
-        }
+        state.withLock { $0.stats }
     }
 
     /// Leases a connection for the duration of `body`, which runs on a thread of the thread pool.
@@ -273,18 +154,10 @@ public final class PGPool: Sendable {
     /// (on the thread pool), and leased connections are closed when their bodies return. Later leases fail with
     /// ``PGError/Code/connectionClosed``. Does not wait for running bodies; does not shut down the thread pool.
     public func shutdown() async {
-        let (waiters, idle) = state.withLock { state -> ([Waiter], [PGConnection]) in
-            state.isShutdown = true
-            let waiters = state.waiters
-            let idle = state.idle.compactMap(\.connection)
-            state.waiters = []
-            state.idle = []
-            state.open -= idle.count
-            return (waiters, idle)
-        }
+        let (waiters, idle) = state.withLock { $0.shutdownRequested() }
         for waiter in waiters {
             waiter.timer?.cancel()
-            waiter.continuation.resume(throwing: PGError(code: .connectionClosed, message: "the pool was shut down"))
+            waiter.continuation.resume(throwing: leaseError(for: .poolShutDown))
         }
         await close(idle)
     }
@@ -319,7 +192,7 @@ public final class PGPool: Sendable {
                     // Too late for the caller: the connection may be in any state; do not reuse it.
                     Task {
                         var slot = finishedSlot
-                        self.discard(&slot, suspectOthers: false)
+                        self.discard(&slot, .abandonedAfterLeaseTimeout)
                         await self.release(slot)
                     }
                 }
@@ -332,61 +205,56 @@ public final class PGPool: Sendable {
         .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
-    private func acquire() async throws -> Slot {
-        // Fast path: an idle slot and nobody waiting (the common case below saturation) needs no continuation.
-        let (immediate, id) = state.withLock { state -> (Slot?, UInt64) in
-            if !state.isShutdown, state.waiters.isEmpty, let slot = state.idle.popLast() {
-                state.inUse += 1
-                return (slot, 0)
-            }
-            state.nextWaiterID += 1
-            return (nil, state.nextWaiterID)
+    /// The error a lease request that got no slot fails with.
+    private func leaseError(for failure: StateMachine.Failure) -> any Error {
+        switch failure {
+        case .poolShutDown:
+            return PGError(code: .connectionClosed, message: "the pool was shut down")
+        case .cancelled:
+            return CancellationError()
+        case .acquireTimedOut:
+            let timeout = configuration.acquireTimeout.map { "\($0)" } ?? "the acquire timeout"
+            return PGError(code: .timedOut, message: "no database connection became free within \(timeout) (pool timeout)")
         }
-        if let immediate {
+    }
+
+    private func acquire() async throws -> Slot {
+        let id: StateMachine.WaiterID
+        switch state.withLock({ $0.leaseRequested() }) {
+        case .use(let immediate):
             if Task.isCancelled {
                 await release(immediate)
                 throw CancellationError()
             }
             return immediate
+        case .mustWait(let waiterID):
+            id = waiterID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Slot, any Error>) in
                 let timer = configuration.acquireTimeout.map { timeout in
                     MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: Self.timeAmount(timeout)) {
-                        let waiter = self.state.withLock { state -> Waiter? in
-                            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                            return state.waiters.remove(at: index)
-                        }
-                        waiter?.continuation.resume(
-                            throwing: PGError(
-                                code: .timedOut, message: "no database connection became free within \(timeout) (pool timeout)"))
+                        let waiter = self.state.withLock { $0.waiterTimedOut(id) }
+                        waiter?.continuation.resume(throwing: self.leaseError(for: .acquireTimedOut))
                     }
                 }
-                let immediate = state.withLock { state -> Result<Slot, any Error>? in
-                    if state.isShutdown {
-                        return .failure(PGError(code: .connectionClosed, message: "the pool was shut down"))
-                    }
-                    // Checked under the lock, so a cancellation handler that ran before we enqueue is not missed.
-                    if Task.isCancelled {
-                        return .failure(CancellationError())
-                    }
-                    if state.waiters.isEmpty, let slot = state.idle.popLast() {
-                        state.inUse += 1
-                        return .success(slot)
-                    }
-                    state.waiters.append(Waiter(id: id, continuation: continuation, timer: timer))
-                    return nil
-                }
-                if let immediate {
+                let waiter = Waiter(continuation: continuation, timer: timer)
+                // Task.isCancelled is read under the lock, so a cancellation handler that ran before we enqueue is
+                // not missed.
+                let action = state.withLock { $0.waiterArrived(id, waiter, isCancelled: Task.isCancelled) }
+                switch action {
+                case .enqueued:
+                    break
+                case .use(let slot):
                     timer?.cancel()
-                    continuation.resume(with: immediate)
+                    continuation.resume(returning: slot)
+                case .fail(let failure):
+                    timer?.cancel()
+                    continuation.resume(throwing: leaseError(for: failure))
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
+            let waiter = state.withLock { $0.waiterCancelled(id) }
             waiter?.timer?.cancel()
             waiter?.continuation.resume(throwing: CancellationError())
         }
@@ -394,29 +262,14 @@ public final class PGPool: Sendable {
 
     /// Returns a slot: to the oldest waiter if there is one, else to the idle list.
     private func release(_ slot: Slot) async {
-        let (waiter, toClose) = state.withLock { state -> (Waiter?, PGConnection?) in
-            if state.isShutdown {
-                state.inUse -= 1
-                if slot.connection != nil {
-                    state.open -= 1
-                }
-                return (nil, slot.connection)
-            }
-            if !state.waiters.isEmpty {
-                return (state.waiters.removeFirst(), nil)  // stays in use, now by the waiter
-            }
-            state.inUse -= 1
-            if slot.connection == nil {
-                state.idle.insert(slot, at: 0)
-            } else {
-                state.idle.append(slot)
-            }
-            return (nil, nil)
-        }
-        waiter?.timer?.cancel()
-        waiter?.continuation.resume(returning: slot)
-        if let toClose {
-            await close([toClose])
+        switch state.withLock({ $0.slotReleased(slot) }) {
+        case .resume(let waiter, let slot):
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: slot)
+        case .close(let connection):
+            await close([connection])
+        case .keepIdle, .none:
+            break
         }
     }
 
@@ -463,7 +316,7 @@ public final class PGPool: Sendable {
             }
         }
         if broken {
-            discard(&slot, suspectOthers: true)
+            discard(&slot, .failedInLease)
         }
         return (result, slot)
     }
@@ -471,21 +324,22 @@ public final class PGPool: Sendable {
     /// Runs on a pool thread: opens the slot's connection if needed, or validates it if a failure was seen since
     /// it was last checked.
     private func usableConnection(_ slot: inout Slot) -> Result<PGConnection, PGError> {
-        let epoch = state.withLock { $0.epoch }
-        if let connection = slot.connection {
-            if !connection.isHealthy {
-                discard(&slot, suspectOthers: false)
-            } else if slot.epoch < epoch {
-                let check = Result { () throws(PGError) in try connection.simpleQuery("SELECT 1") }
-                if case .failure = check {
-                    discard(&slot, suspectOthers: false)
-                } else {
-                    slot.epoch = epoch
-                }
-            }
-        }
-        if let connection = slot.connection {
+        let isHealthy = slot.connection?.isHealthy ?? false
+        let epoch: UInt64
+        switch state.withLock({ $0.checkOut(&slot, isHealthy: isHealthy) }) {
+        case .use(let connection):
             return .success(connection)
+        case .validate(let connection, let validationEpoch):
+            let check = Result { () throws(PGError) in try connection.simpleQuery("SELECT 1") }
+            if case .success = check {
+                StateMachine.validated(&slot, epoch: validationEpoch)
+                return .success(connection)
+            }
+            discard(&slot, .validationFailed)
+            epoch = validationEpoch
+        case .connect(let connectEpoch, let unhealthy):
+            try? unhealthy?.close()
+            epoch = connectEpoch
         }
         let configuration = self.configuration
         let connected = Result { () throws(PGError) in
@@ -500,31 +354,18 @@ public final class PGPool: Sendable {
             return connection
         }
         state.withLock { state in
-            if case .success = connected {
-                state.totalConnects += 1
-                state.open += 1
-            } else {
-                state.totalFailures += 1
+            switch connected {
+            case .success(let connection): state.connected(&slot, to: connection, epoch: epoch)
+            case .failure: state.connectFailed()
             }
-        }
-        if case .success(let connection) = connected {
-            slot = Slot(connection: connection, epoch: epoch)
         }
         return connected
     }
 
-    /// Runs on a pool thread: closes the slot's connection and empties the slot.
-    private func discard(_ slot: inout Slot, suspectOthers: Bool) {
-        guard let connection = slot.connection else { return }
-        try? connection.close()
-        slot.connection = nil
-        state.withLock { state in
-            state.open -= 1
-            state.totalFailures += 1
-            if suspectOthers {
-                state.epoch += 1
-            }
-        }
+    /// Runs on a pool thread: takes the slot's connection out of the pool and closes it.
+    private func discard(_ slot: inout Slot, _ reason: StateMachine.DiscardReason) {
+        let connection = state.withLock { $0.discard(&slot, reason) }
+        try? connection?.close()
     }
 }
 
