@@ -3,6 +3,7 @@
 // passkeyd: a WebAuthn / passkey relying-party service.
 //
 // Layering (see README "Layout"):
+//   Error shape             PasskeyErrors                      (ErrorCode / CodedError; no dependencies)
 //   C system libraries      CLibCBOR, COpenSSL, CLibPQ         (each imported by exactly one wrapper)
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
@@ -46,6 +47,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
+        // MARK: the error shape every module's error type adopts: an open code set, code-only equality
+        .target(name: "PasskeyErrors", swiftSettings: strictSettings),
+
         // MARK: C libraries (Debian packages)
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -227,6 +231,7 @@ let package = Package(
         ),
 
         // MARK: tests
+        .testTarget(name: "PasskeyErrorsTests", dependencies: ["PasskeyErrors"], swiftSettings: strictSettings),
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),
