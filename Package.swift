@@ -68,17 +68,17 @@ let package = Package(
         .target(name: "WebAuthnModel", swiftSettings: strictSettings),
         // JWS / JWK for every domain (SafetyNet and the MDS BLOB, provider ID tokens, passkeyd's own tokens): compact
         // parse with size caps, algorithm allow-lists passed as values, verification with a JWK set or a secret.
-        .target(name: "JOSE", dependencies: ["WebAuthnModel", "COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
+        .target(name: "JOSE", dependencies: ["WebAuthnModel", "COSECrypto", "CBORCodec", "PasskeyErrors"], swiftSettings: strictSettings),
         .target(
             name: "WebAuthnCore",
-            dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto", "JOSE"],
+            dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto", "JOSE", "PasskeyErrors"],
             swiftSettings: strictSettings
         ),
 
         // MARK: native sign-in with a provider's ID token (pure: profiles, nonce rules, verification; keys as values)
-        .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+        .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
         // Pure: passkeyd's sessions (access-token claims and keys, refresh and handoff secrets, PKCE). No I/O.
-        .target(name: "SessionCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+        .target(name: "SessionCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
         // The only code that fetches from the network: provider key sets (JWKS URL, OIDC discovery, a file) behind
         // IdentityCore's ProviderKeySource, cached with refetch limits.
         .target(
@@ -97,7 +97,7 @@ let package = Package(
         // entitlements from transactions; App Attest attestations and assertions. Keys and roots come in as values.
         .target(
             name: "AppleSignedData",
-            dependencies: ["WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel"],
+            dependencies: ["WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel", "PasskeyErrors"],
             swiftSettings: strictSettings
         ),
 

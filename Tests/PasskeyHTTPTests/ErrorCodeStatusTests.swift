@@ -1,4 +1,5 @@
 import AppleSignedData
+import Foundation
 import IdentityCore
 import JOSE
 // @testable for APIError's mappings and FailedRequest (internal).
@@ -8,7 +9,8 @@ import Testing
 
 /// Pins, for every code of the five domain error types (JOSEError, IdentityError, SessionError, AppStoreError,
 /// AppAttestError), its raw value and what a client sees when a handler throws it: status, code and message. Written
-/// from the mappings as they were before the codes became open structs, so a change of any answer fails here.
+/// from the mappings as they were before the codes became open structs (enums then), so a change of any answer
+/// fails here; `allIsComplete` checks each type's `Code.all` against its declarations.
 @Suite("Error codes: raw values and HTTP answers")
 struct ErrorCodeStatusTests {
     struct Row<Code: Sendable>: Sendable {
@@ -54,8 +56,8 @@ struct ErrorCodeStatusTests {
 
     @Test("JOSEError: every code's raw value; escaping a handler it is 500 internal_error")
     func joseCodes() {
-        #expect(Set(Self.jose.map(\.raw)) == Set(JOSEError.Code.allCases.map(\.rawValue)))
-        #expect(Self.jose.count == JOSEError.Code.allCases.count)
+        #expect(Set(Self.jose.map(\.raw)) == Set(JOSEError.Code.all.map(\.rawValue)))
+        #expect(Self.jose.count == JOSEError.Code.all.count)
         for row in Self.jose {
             #expect(row.code.rawValue == row.raw)
             let failed = FailedRequest(JOSEError(row.code, "detail"))
@@ -93,8 +95,8 @@ struct ErrorCodeStatusTests {
 
     @Test("IdentityError: every code's raw value, status and message")
     func identityCodes() {
-        #expect(Set(Self.identity.map(\.raw)) == Set(IdentityError.Code.allCases.map(\.rawValue)))
-        #expect(Self.identity.count == IdentityError.Code.allCases.count)
+        #expect(Set(Self.identity.map(\.raw)) == Set(IdentityError.Code.all.map(\.rawValue)))
+        #expect(Self.identity.count == IdentityError.Code.all.count)
         for row in Self.identity {
             #expect(row.code.rawValue == row.raw)
             check(APIError(IdentityError(row.code, "detail")), row.raw, row.status, row.message)
@@ -134,8 +136,8 @@ struct ErrorCodeStatusTests {
 
     @Test("SessionError: every code's raw value, status and message")
     func sessionCodes() {
-        #expect(Set(Self.session.map(\.raw)) == Set(SessionError.Code.allCases.map(\.rawValue)))
-        #expect(Self.session.count == SessionError.Code.allCases.count)
+        #expect(Set(Self.session.map(\.raw)) == Set(SessionError.Code.all.map(\.rawValue)))
+        #expect(Self.session.count == SessionError.Code.all.count)
         for row in Self.session {
             #expect(row.code.rawValue == row.raw)
             check(APIError(SessionError(row.code, "detail")), row.raw, row.status, row.message)
@@ -167,8 +169,8 @@ struct ErrorCodeStatusTests {
 
     @Test("AppStoreError: every code's raw value, status and message")
     func appStoreCodes() {
-        #expect(Set(Self.appStore.map(\.raw)) == Set(AppStoreError.Code.allCases.map(\.rawValue)))
-        #expect(Self.appStore.count == AppStoreError.Code.allCases.count)
+        #expect(Set(Self.appStore.map(\.raw)) == Set(AppStoreError.Code.all.map(\.rawValue)))
+        #expect(Self.appStore.count == AppStoreError.Code.all.count)
         for row in Self.appStore {
             #expect(row.code.rawValue == row.raw)
             check(APIError(AppStoreError(row.code, "detail")), row.raw, row.status, row.message)
@@ -202,12 +204,47 @@ struct ErrorCodeStatusTests {
 
     @Test("AppAttestError: every code's raw value, status and message")
     func appAttestCodes() {
-        #expect(Set(Self.appAttest.map(\.raw)) == Set(AppAttestError.Code.allCases.map(\.rawValue)))
-        #expect(Self.appAttest.count == AppAttestError.Code.allCases.count)
+        #expect(Set(Self.appAttest.map(\.raw)) == Set(AppAttestError.Code.all.map(\.rawValue)))
+        #expect(Self.appAttest.count == AppAttestError.Code.all.count)
         for row in Self.appAttest {
             #expect(row.code.rawValue == row.raw)
             check(APIError(AppAttestError(row.code, "detail")), row.raw, row.status, row.message)
             check(answer(AppAttestError(row.code, "detail"), reason: "detail"), row.raw, row.status, row.message)
+        }
+    }
+
+    // MARK: each type's `all` against its declarations
+
+    /// The raw values declared as `static let … = Code(rawValue: "…")` in the file that declares `type` (an open code
+    /// set has no `allCases`, so each type lists its codes in `Code.all`; this keeps the list honest).
+    static func declaredCodes(of type: String, in module: String) throws -> [String] {
+        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+            root = root.deletingLastPathComponent()
+        }
+        let directory = root.appendingPathComponent("Sources").appendingPathComponent(module)
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        let declaring = try files.map { try String(contentsOf: $0, encoding: .utf8) }
+            .filter { $0.contains("public struct \(type): CodedError") }
+        try #require(declaring.count == 1, "\(type) is declared in one file of Sources/\(module)")
+        return declaring[0].matches(of: /static let \w+ = Code\(rawValue: "([a-z0-9_]+)"\)/).map { String($0.1) }
+    }
+
+    @Test("Code.all lists every declared code once, in declaration order, for each of the five types")
+    func allIsComplete() throws {
+        let lists: [(type: String, module: String, all: [String])] = [
+            ("JOSEError", "JOSE", JOSEError.Code.all.map(\.rawValue)),
+            ("IdentityError", "IdentityCore", IdentityError.Code.all.map(\.rawValue)),
+            ("SessionError", "SessionCore", SessionError.Code.all.map(\.rawValue)),
+            ("AppStoreError", "AppleSignedData", AppStoreError.Code.all.map(\.rawValue)),
+            ("AppAttestError", "AppleSignedData", AppAttestError.Code.all.map(\.rawValue)),
+        ]
+        for list in lists {
+            let declared = try Self.declaredCodes(of: list.type, in: list.module)
+            #expect(!declared.isEmpty, "\(list.type)")
+            #expect(list.all == declared, "\(list.type): Code.all is not the declared codes in order")
+            #expect(Set(list.all).count == list.all.count, "\(list.type): a code twice")
         }
     }
 
