@@ -56,8 +56,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // MARK: one Swift wrapper per C library
-        .target(name: "CBORCodec", dependencies: ["CLibCBOR"], swiftSettings: wrapperSettings),
-        .target(name: "COSECrypto", dependencies: ["COpenSSL", "CBORCodec"], swiftSettings: wrapperSettings),
+        .target(name: "CBORCodec", dependencies: ["CLibCBOR", "PasskeyErrors"], swiftSettings: wrapperSettings),
+        .target(name: "COSECrypto", dependencies: ["COpenSSL", "CBORCodec", "PasskeyErrors"], swiftSettings: wrapperSettings),
         .target(
             name: "LibPQ",
             dependencies: ["CLibPQ", .product(name: "NIOPosix", package: "swift-nio")],
@@ -102,10 +102,10 @@ let package = Package(
         ),
 
         // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
-        .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
+        .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto", "PasskeyErrors"], swiftSettings: strictSettings),
 
         // MARK: storage
-        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData"], swiftSettings: strictSettings),
+        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData", "PasskeyErrors"], swiftSettings: strictSettings),
         .target(
             name: "PasskeyStorePostgres",
             dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
