@@ -3,6 +3,7 @@
 // passkeyd: a WebAuthn / passkey relying-party service.
 //
 // Layering (see docs/architecture.md "Layout"):
+//   Error shape             PasskeyErrors                      (ErrorCode / CodedError; no dependencies)
 //   C system libraries      CLibCBOR, COpenSSL, CLibPQ         (each imported by exactly one wrapper)
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
@@ -50,14 +51,17 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
+        // MARK: the error shape every module's error type adopts: an open code set, code-only equality
+        .target(name: "PasskeyErrors", swiftSettings: strictSettings),
+
         // MARK: C libraries (Debian packages)
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // MARK: one Swift wrapper per C library
-        .target(name: "CBORCodec", dependencies: ["CLibCBOR"], swiftSettings: wrapperSettings),
-        .target(name: "COSECrypto", dependencies: ["COpenSSL", "CBORCodec"], swiftSettings: wrapperSettings),
+        .target(name: "CBORCodec", dependencies: ["CLibCBOR", "PasskeyErrors"], swiftSettings: wrapperSettings),
+        .target(name: "COSECrypto", dependencies: ["COpenSSL", "CBORCodec", "PasskeyErrors"], swiftSettings: wrapperSettings),
         .target(
             name: "LibPQ",
             dependencies: ["CLibPQ", .product(name: "NIOPosix", package: "swift-nio")],
@@ -68,17 +72,17 @@ let package = Package(
         .target(name: "WebAuthnModel", swiftSettings: strictSettings),
         // JWS / JWK for every domain (SafetyNet and the MDS BLOB, provider ID tokens, passkeyd's own tokens): compact
         // parse with size caps, algorithm allow-lists passed as values, verification with a JWK set or a secret.
-        .target(name: "JOSE", dependencies: ["WebAuthnModel", "COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
+        .target(name: "JOSE", dependencies: ["WebAuthnModel", "COSECrypto", "CBORCodec", "PasskeyErrors"], swiftSettings: strictSettings),
         .target(
             name: "WebAuthnCore",
-            dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto", "JOSE"],
+            dependencies: ["WebAuthnModel", "CBORCodec", "COSECrypto", "JOSE", "PasskeyErrors"],
             swiftSettings: strictSettings
         ),
 
         // MARK: native sign-in with a provider's ID token (pure: profiles, nonce rules, verification; keys as values)
-        .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+        .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
         // Pure: passkeyd's sessions (access-token claims and keys, refresh and handoff secrets, PKCE). No I/O.
-        .target(name: "SessionCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel"], swiftSettings: strictSettings),
+        .target(name: "SessionCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
         // The only code that fetches from the network: provider key sets (JWKS URL, OIDC discovery, a file) behind
         // IdentityCore's ProviderKeySource, cached with refetch limits.
         .target(
@@ -97,15 +101,15 @@ let package = Package(
         // entitlements from transactions; App Attest attestations and assertions. Keys and roots come in as values.
         .target(
             name: "AppleSignedData",
-            dependencies: ["WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel"],
+            dependencies: ["WebAuthnCore", "JOSE", "COSECrypto", "CBORCodec", "WebAuthnModel", "PasskeyErrors"],
             swiftSettings: strictSettings
         ),
 
         // MARK: FIDO metadata: reads a metadata BLOB from disk and hands the bytes to WebAuthnCore (which has no I/O)
-        .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto"], swiftSettings: strictSettings),
+        .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto", "PasskeyErrors"], swiftSettings: strictSettings),
 
         // MARK: storage
-        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData"], swiftSettings: strictSettings),
+        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData", "PasskeyErrors"], swiftSettings: strictSettings),
         .target(
             name: "PasskeyStorePostgres",
             dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
@@ -118,7 +122,7 @@ let package = Package(
         .target(
             name: "PasskeyApp",
             dependencies: [
-                "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE", "SessionCore", "AppleSignedData",
+                "PasskeyErrors", "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE", "SessionCore", "AppleSignedData",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -251,6 +255,7 @@ let package = Package(
         ),
 
         // MARK: tests
+        .testTarget(name: "PasskeyErrorsTests", dependencies: ["PasskeyErrors"], swiftSettings: strictSettings),
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),

@@ -1,10 +1,12 @@
+public import PasskeyErrors
+
 /// The single error type of the `CBORCodec` module.
 ///
 /// `code` is an open set of stable reasons; `reason` carries human-readable detail
 /// (including the byte offset) for logs. Equality compares only `code`, so tests can write
 /// `#expect(throws: CBORError(code: .truncated))` or `#expect(throws: CBORError.truncated)`.
 /// ``description`` stays generic; use `String(reflecting:)` for the detail.
-public struct CBORError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct CBORError: CodedError, CustomDebugStringConvertible {
     /// A stable, open set of failure reasons.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Backing: String, Sendable, Hashable {
@@ -69,11 +71,6 @@ public struct CBORError: Error, Sendable, Equatable, CustomStringConvertible, Cu
     public init(code: Code, reason: String = "") {
         self.code = code
         self.reason = reason
-    }
-
-    /// Compares only ``code``.
-    public static func == (lhs: CBORError, rhs: CBORError) -> Bool {
-        lhs.code == rhs.code
     }
 
     /// A generic description naming only the code.

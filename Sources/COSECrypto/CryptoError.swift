@@ -1,10 +1,12 @@
+public import PasskeyErrors
+
 /// The one error type of the COSECrypto module (keys, signatures, digests and X.509).
 ///
 /// Equality compares only ``code``, so tests and callers match on the code:
 /// `#expect(throws: CryptoError.pointNotOnCurve) { try PublicKey(cose: key) }`.
 /// ``description`` is generic (safe to show); ``reason`` (and `debugDescription`) carry the details, which may include
 /// OpenSSL's error-queue text, and belong in logs only.
-public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct CryptoError: CodedError, CustomDebugStringConvertible {
     /// An open set of error codes: a struct over a private enum, so adding codes is not a breaking change.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
@@ -67,11 +69,6 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible, 
     public init(code: Code, reason: String = "") {
         self.code = code
         self.reason = reason
-    }
-
-    /// Compares only the codes; the reasons are ignored.
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool {
-        lhs.code == rhs.code
     }
 
     /// Generic text naming only the code, e.g. `CryptoError(pointNotOnCurve)`.

@@ -1,14 +1,14 @@
 import COSECrypto
 public import Foundation
+public import PasskeyErrors
 public import WebAuthnCore
 
 /// Why a metadata BLOB or its root could not be read (verification failures are ``WebAuthnError``s).
-public struct MetadataLoaderError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct MetadataLoaderError: CodedError, CustomDebugStringConvertible {
     /// A stable code.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
         /// The BLOB file cannot be read.
         public static let blobUnreadable = Code(rawValue: "metadata_blob_unreadable")
         /// A root PEM file cannot be read or holds no certificate.
@@ -24,7 +24,6 @@ public struct MetadataLoaderError: Error, Sendable, Equatable, CustomStringConve
         self.reason = reason
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public var description: String { code.rawValue }
     public var debugDescription: String { "\(code.rawValue): \(reason)" }
 }

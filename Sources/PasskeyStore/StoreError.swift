@@ -1,9 +1,10 @@
+public import PasskeyErrors
+
 /// The one error type of the storage layer; equality compares only the code.
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+public struct StoreError: CodedError {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
         /// The credential id is already registered (to any user): §7.1 step 26.
         public static let duplicateCredential = Code(rawValue: "credential_already_registered")
         /// A registration meant to create its user found the name (or handle) taken: by an earlier account, or by
@@ -31,6 +32,5 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
     public var description: String { code.rawValue }
 }

@@ -1,14 +1,15 @@
+public import PasskeyErrors
+
 /// The one error type of the ceremony engine.
 ///
 /// `code` is stable (its `rawValue` is the snake_case string the HTTP layer returns); `reason` is detail for the
 /// logs only, never for clients. Equality compares only the code, so tests can write
 /// `#expect(throws: WebAuthnError(.challengeMismatch))`.
-public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct WebAuthnError: CodedError, CustomDebugStringConvertible {
     /// A stable error code. Each W3C verification step that can fail has its own code.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         // MARK: input shape (§7.1 step 3 / §7.2 step 3)
         /// The response is not the expected JSON shape, or a member has the wrong type.
@@ -198,8 +199,6 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
         self.code = code
         self.reason = reason
     }
-
-    public static func == (lhs: WebAuthnError, rhs: WebAuthnError) -> Bool { lhs.code == rhs.code }
 
     /// Only the code: safe to show.
     public var description: String { code.rawValue }

@@ -1,40 +1,53 @@
+public import PasskeyErrors
+
 /// Why App Store signed data was refused: one stable code per check, in the order they run. Equality compares only
 /// ``code``; ``reason`` is for logs and never holds the signed data itself.
-public struct AppStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+public struct AppStoreError: CodedError {
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
         // The JWS, checked in this order (Apple's App Store Server Library's checks, offline).
         /// Not a compact JWS with a JSON header, over the size cap, or `x5c` missing or not base64 DER certificates.
-        case jwsMalformed = "appstore_jws_malformed"
+        public static let jwsMalformed = Code(rawValue: "appstore_jws_malformed")
         /// `alg` is not ES256 (`none`, ES384, HMAC … all refused).
-        case algorithmNotAllowed = "appstore_algorithm_not_allowed"
+        public static let algorithmNotAllowed = Code(rawValue: "appstore_algorithm_not_allowed")
         /// The payload is not a JSON object with the members of its kind, of the right types.
-        case payloadMalformed = "appstore_payload_malformed"
+        public static let payloadMalformed = Code(rawValue: "appstore_payload_malformed")
         /// `x5c` does not hold exactly three certificates.
-        case chainLengthInvalid = "appstore_chain_length_invalid"
+        public static let chainLengthInvalid = Code(rawValue: "appstore_chain_length_invalid")
         /// The leaf lacks 1.2.840.113635.100.6.11.1 (Apple's receipt-signing marker).
-        case leafOIDMissing = "appstore_leaf_oid_missing"
+        public static let leafOIDMissing = Code(rawValue: "appstore_leaf_oid_missing")
         /// The intermediate lacks 1.2.840.113635.100.6.2.1 (Apple WWDR intermediate marker).
-        case intermediateOIDMissing = "appstore_intermediate_oid_missing"
+        public static let intermediateOIDMissing = Code(rawValue: "appstore_intermediate_oid_missing")
         /// Leaf and intermediate do not chain to the configured root (which is never taken from `x5c[2]`), or the
         /// chain OpenSSL built is not exactly leaf → intermediate → root.
-        case chainUntrusted = "appstore_chain_untrusted"
+        public static let chainUntrusted = Code(rawValue: "appstore_chain_untrusted")
         /// A certificate of the chain is expired or not yet valid at the payload's `signedDate` (or now without one).
-        case chainExpired = "appstore_chain_expired"
+        public static let chainExpired = Code(rawValue: "appstore_chain_expired")
         /// The signature does not verify with the leaf's P-256 key.
-        case signatureInvalid = "appstore_signature_invalid"
+        public static let signatureInvalid = Code(rawValue: "appstore_signature_invalid")
 
         // The payload, once the signature holds.
         /// `bundleId` is not the configured one.
-        case bundleIDMismatch = "appstore_bundle_id_mismatch"
+        public static let bundleIDMismatch = Code(rawValue: "appstore_bundle_id_mismatch")
         /// `appAppleId` is not the configured one (notifications, when Production is accepted).
-        case appAppleIDMismatch = "appstore_app_apple_id_mismatch"
+        public static let appAppleIDMismatch = Code(rawValue: "appstore_app_apple_id_mismatch")
         /// `environment` is not one of the accepted ones (Xcode and LocalTesting only when explicitly, unsafely, allowed).
-        case environmentMismatch = "appstore_environment_mismatch"
+        public static let environmentMismatch = Code(rawValue: "appstore_environment_mismatch")
         /// `productId` is not in the configured allow-list (when one is configured).
-        case productUnknown = "appstore_product_unknown"
+        public static let productUnknown = Code(rawValue: "appstore_product_unknown")
         /// The transaction's `appAccountToken` is set and is not the token of the user it is posted for. (A purchase
         /// kept for another user is the store's `appstore_transaction_owned_elsewhere`.)
-        case appAccountTokenMismatch = "appstore_app_account_token_mismatch"
+        public static let appAccountTokenMismatch = Code(rawValue: "appstore_app_account_token_mismatch")
+
+        /// Every code above, in declaration order (an open set has no `allCases`; a test checks this list against
+        /// the declarations).
+        public static let all: [Code] = [
+            .jwsMalformed, .algorithmNotAllowed, .payloadMalformed, .chainLengthInvalid, .leafOIDMissing,
+            .intermediateOIDMissing, .chainUntrusted, .chainExpired, .signatureInvalid, .bundleIDMismatch,
+            .appAppleIDMismatch, .environmentMismatch, .productUnknown, .appAccountTokenMismatch,
+        ]
     }
 
     public let code: Code
@@ -44,8 +57,4 @@ public struct AppStoreError: Error, Sendable, Equatable, CustomStringConvertible
         self.code = code
         self.reason = reason
     }
-
-    public var description: String { "\(code.rawValue): \(reason)" }
-
-    public static func == (lhs: AppStoreError, rhs: AppStoreError) -> Bool { lhs.code == rhs.code }
 }

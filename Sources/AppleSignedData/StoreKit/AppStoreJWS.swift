@@ -5,6 +5,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 import JOSE
+import PasskeyErrors  // JOSEError.description (CodedError)
 public import WebAuthnModel
 
 /// A StoreKit / App Store Server JWS whose signature and chain have been verified (or, under an unsafe policy,

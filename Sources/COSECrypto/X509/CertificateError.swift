@@ -1,10 +1,12 @@
+public import PasskeyErrors
+
 /// The error thrown by the X.509 part of `COSECrypto`: certificate parsing, PEM loading, chain verification and
 /// test-certificate issuance.
 ///
 /// Equality compares ``code`` only, so tests can write `#expect(throws: CertificateError.chainExpired)`.
 /// ``description`` is deliberately generic (the code only); the OpenSSL details live in ``reason`` and
 /// ``debugDescription``, which belong in logs, never in HTTP responses.
-public struct CertificateError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct CertificateError: CodedError, CustomDebugStringConvertible {
     /// An open set of failure codes (a struct over a private enum, so new codes are not source-breaking).
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
@@ -65,11 +67,6 @@ public struct CertificateError: Error, Sendable, Equatable, CustomStringConverti
     public init(code: Code, reason: String = "") {
         self.code = code
         self.reason = reason
-    }
-
-    /// Compares ``code`` only.
-    public static func == (lhs: CertificateError, rhs: CertificateError) -> Bool {
-        lhs.code == rhs.code
     }
 
     /// Generic text (the code only); safe to show.

@@ -1,9 +1,10 @@
+public import PasskeyErrors
+
 /// Why an admin use case refused: the thing it names does not exist. HTTP answers 404 with the code.
-public struct AdminError: Error, Sendable, Equatable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+public struct AdminError: CodedError {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// No user has this id.
         public static let userUnknown = Code(rawValue: "user_unknown")
@@ -24,6 +25,5 @@ public struct AdminError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public static func == (lhs: AdminError, rhs: AdminError) -> Bool { lhs.code == rhs.code }
     public var description: String { code.rawValue }
 }

@@ -35,7 +35,7 @@ public struct AppAttestService: Sendable {
         self.challengeTimeout = challengeTimeout
         self.now = now
         self.random = random
-        let outcomes = ["accepted", "error"] + AppAttestError.Code.allCases.map(\.rawValue)
+        let outcomes = ["accepted", "error"] + AppAttestError.Code.all.map(\.rawValue)
         var counters: [String: Counter] = [:]
         for operation in ["attestation", "assertion"] {
             for outcome in outcomes {

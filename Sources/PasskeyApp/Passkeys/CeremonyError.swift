@@ -1,10 +1,11 @@
+public import PasskeyErrors
+
 /// Why a passkey ceremony use case refused, beyond the engine's ``WebAuthnCore/WebAuthnError`` and the store's
 /// ``PasskeyStore/StoreError``: one stable code per rule. HTTP maps each code to its status; ``reason`` is for logs.
-public struct CeremonyError: Error, Sendable, Equatable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+public struct CeremonyError: CodedError {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// No pending ceremony has this challenge (never issued, already used, expired), or it was begun for
         /// another user than the finish requires.
@@ -45,6 +46,5 @@ public struct CeremonyError: Error, Sendable, Equatable, CustomStringConvertible
         self.unknownCredential = unknownCredential
     }
 
-    public static func == (lhs: CeremonyError, rhs: CeremonyError) -> Bool { lhs.code == rhs.code }
     public var description: String { code.rawValue }
 }

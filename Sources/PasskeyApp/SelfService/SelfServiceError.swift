@@ -1,9 +1,10 @@
+public import PasskeyErrors
+
 /// Why a self-service use case refused. HTTP maps each code to its status; ``reason`` is for logs.
-public struct SelfServiceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+public struct SelfServiceError: CodedError {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// Adding or removing a sign-in method needs a sign-in within the reauthentication window.
         public static let reauthenticationRequired = Code(rawValue: "reauthentication_required")
@@ -24,6 +25,5 @@ public struct SelfServiceError: Error, Sendable, Equatable, CustomStringConverti
         self.reason = reason
     }
 
-    public static func == (lhs: SelfServiceError, rhs: SelfServiceError) -> Bool { lhs.code == rhs.code }
     public var description: String { code.rawValue }
 }

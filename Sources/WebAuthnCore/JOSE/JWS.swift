@@ -1,6 +1,7 @@
 public import COSECrypto
 public import Foundation
 import JOSE
+import PasskeyErrors  // JOSEError.description (CodedError)
 
 /// A JSON Web Signature in compact serialization (RFC 7515 §7.1) whose key comes from its `x5c` header
 /// (RFC 7515 §4.1.6): the form of SafetyNet attestation responses and of the FIDO Metadata BLOB.

@@ -439,7 +439,7 @@ struct Conformance {
 
 /// Every (status, code) pair the API can answer with, read from the code: the literal `APIError(status:code:)`s of
 /// PasskeyHTTP, every WebAuthnError / StoreError code (declared as `Code(rawValue: "...")` in WebAuthnCore and
-/// PasskeyStore), and every IdentityError / SessionError code (their `Code` enums), each through APIError's own mapping.
+/// PasskeyStore), and every IdentityError / SessionError code (their `Code.all` lists), each through APIError's own mapping.
 enum ProducibleErrors {
     static func pairs() throws -> Set<String> {
         var pairs = Set<String>()
@@ -464,19 +464,23 @@ enum ProducibleErrors {
             let error = APIError(AdminError(AdminError.Code(rawValue: code)))
             pairs.insert("\(error.status) \(error.code)")
         }
-        for code in IdentityError.Code.allCases {
+        for code in try declaredCodes(in: "Sources/PasskeyApp/SelfService") {
+            let error = APIError(SelfServiceError(SelfServiceError.Code(rawValue: code)))
+            pairs.insert("\(error.status) \(error.code)")
+        }
+        for code in IdentityError.Code.all {
             let error = APIError(IdentityError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
-        for code in SessionError.Code.allCases {
+        for code in SessionError.Code.all {
             let error = APIError(SessionError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
-        for code in AppStoreError.Code.allCases {
+        for code in AppStoreError.Code.all {
             let error = APIError(AppStoreError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
-        for code in AppAttestError.Code.allCases {
+        for code in AppAttestError.Code.all {
             let error = APIError(AppAttestError(code, ""))
             pairs.insert("\(error.status) \(error.code)")
         }
