@@ -258,7 +258,7 @@ let package = Package(
         .testTarget(name: "PasskeyErrorsTests", dependencies: ["PasskeyErrors"], swiftSettings: strictSettings),
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
-        .testTarget(name: "LibPQTests", dependencies: ["LibPQ"], swiftSettings: strictSettings),
+        .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "IdentityCoreTests", dependencies: ["IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel"],
             swiftSettings: strictSettings

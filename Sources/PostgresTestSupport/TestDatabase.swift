@@ -21,6 +21,15 @@ public enum TestDatabase {
         }
         return base + " options='-csearch_path=" + schema + "'"
     }
+
+    /// Creates an empty schema (no migrations) on `base`; a URL whose connections use it. Blocking.
+    public static func emptySchema(base: String) throws -> String {
+        let schema = "t_" + (0..<8).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
+        let admin = try PGConnection.connect(url: base)
+        defer { try? admin.close() }
+        try admin.simpleQuery("CREATE SCHEMA \(schema)")
+        return url(base, searchPath: schema)
+    }
 }
 
 /// Runs blocking work (a direct libpq connection, a child process) on a Dispatch thread, not on the test's

@@ -1,6 +1,7 @@
 import Foundation
 import LibPQ
 import Synchronization
+import PostgresTestSupport
 import Testing
 
 /// Writes `files` (name → SQL) into a fresh temporary directory.
@@ -50,7 +51,7 @@ struct MigratorFileTests {
     }
 
     @Test func repositoryMigrationsAreValid() throws {
-        let migrator = try Migrator(directory: PrivateCluster.repository.appendingPathComponent("Migrations"))
+        let migrator = try Migrator(directory: PostgresTestSupport.TestDatabase.repository.appendingPathComponent("Migrations"))
         #expect(migrator.migrations.first?.fileName == "0001_initial.sql")
     }
 }
@@ -166,7 +167,7 @@ struct InitialSchemaTests {
         try await withTestSchema { schema in
             try await withPool(url: schema.url, size: 4) { pool in
                 let migrator = try Migrator(
-                    directory: PrivateCluster.repository.appendingPathComponent("Migrations"),
+                    directory: PostgresTestSupport.TestDatabase.repository.appendingPathComponent("Migrations"),
                     lockKey: Int64.random(in: 1...Int64.max)
                 )
                 #expect(try await migrator.migrate(using: pool).map(\.fileName).first == "0001_initial.sql")

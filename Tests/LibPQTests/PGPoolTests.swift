@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import NIOPosix
 import Synchronization
+import PostgresTestSupport
 import Testing
 
 // PGPool integration tests. Each test works in its own schema (t_<random>), reached through a connection
@@ -296,41 +297,6 @@ struct PGPoolTests {
 
 // MARK: - server restart (private cluster)
 
-/// A private PostgreSQL cluster started with scripts/postgres.sh in /tmp, so restarting it disturbs no other test.
-struct PrivateCluster: Sendable {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    /// Runs with the other integration tests when the PostgreSQL 15 binaries are installed;
-    /// PASSKEYD_TEST_PG_RESTART=0 turns it off.
-    static let isAvailable =
-        TestDatabase.url != nil && ProcessInfo.processInfo.environment["PASSKEYD_TEST_PG_RESTART"] != "0"
-        && FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/15/bin/pg_ctl")
-
-    let directory = "/tmp/passkeyd-pg-pooltest-" + UUID().uuidString.prefix(8).lowercased()
-    /// Below Linux's ephemeral range (32768...60999 by default): a port in that range can be taken while the
-    /// server is down by an outgoing connection's local port, and the restart then fails with EADDRINUSE.
-    let port = Int.random(in: 20_000...29_999)
-    var url: String { "postgresql://postgres@127.0.0.1:\(port)/passkeyd" }
-
-    /// Runs `scripts/postgres.sh <command>` for this cluster through `system(3)` (Foundation's `Process` did not
-    /// notice the script's exit here, apparently because the postmaster it starts outlives it).
-    func run(_ command: String) throws {
-        let script = Self.repository.appendingPathComponent("scripts/postgres.sh").path
-        let line = "PASSKEYD_PG_DIR='\(directory)' PASSKEYD_PG_PORT=\(port) '\(script)' \(command) >/dev/null </dev/null"
-        var status = system(line)
-        // `start` can report "server exited during startup" when `pg_ctl status` runs before the new postmaster
-        // has written its pid file (a race in postgres.sh under load). `start` is idempotent: try again.
-        var attempts = 1
-        while status != 0, command == "start", attempts < 4 {
-            Thread.sleep(forTimeInterval: 0.5)
-            status = system(line)
-            attempts += 1
-        }
-        guard status == 0 else {
-            throw PGError(code: .invalidArgument, message: "postgres.sh \(command) exited with status \(status)")
-        }
-    }
-}
 
 @Suite(
     "PGPool across a server restart",
@@ -339,7 +305,7 @@ struct PrivateCluster: Sendable {
 )
 struct PGPoolRestartTests {
     @Test func poolRecoversAfterServerRestartWithAtMostOneFailure() async throws {
-        let cluster = PrivateCluster()
+        let cluster = PrivateCluster(label: "pooltest")
         try await offload { try cluster.run("start") }
         do {
             try await restartScenario(cluster)

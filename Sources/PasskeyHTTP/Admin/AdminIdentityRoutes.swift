@@ -10,11 +10,11 @@ import WebAuthnModel
 ///
 /// Deleting the user (`DELETE /v1/admin/users/:userId`) deletes their identities too.
 func addAdminIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, admin: UserAdministration) {
-    api.route(router, .adminUserIdentities) { request, _, context in
+    api.route(router, .adminUserIdentities) { _, _, context in
         let list = try await admin.identities(ofUser: try AdminAPI.id(context, "userId")).map(IdentityJSON.init)
         return try AdminAPI.json(status: .ok, ["identities": list])
     }
-    api.route(router, .adminUnlinkIdentity) { request, _, context in
+    api.route(router, .adminUnlinkIdentity) { _, _, context in
         let handle = try AdminAPI.id(context, "userId")
         let id = try AdminAPI.id(context, "identityId")
         try await admin.unlinkIdentity(id, ofUser: handle, audit: RequestScope.audit)

@@ -21,23 +21,23 @@ import WebAuthnModel
 func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     let admin = AdminAPI(users: UserAdministration(store: api.service.store, identities: api.identity?.identities), service: api.service)
     api.route(router, .adminListUsers) { request, _, _ in try await admin.listUsers(request.uri.queryParameters) }
-    api.route(router, .adminGetUser) { request, _, context in
+    api.route(router, .adminGetUser) { _, _, context in
         try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: true)
     }
-    api.route(router, .adminUserCredentials) { request, _, context in
+    api.route(router, .adminUserCredentials) { _, _, context in
         try await admin.user(try AdminAPI.id(context, "userId"), withCredentials: false)
     }
-    api.route(router, .adminDeleteUser) { request, _, context in
+    api.route(router, .adminDeleteUser) { _, _, context in
         try await admin.deleteUser(try AdminAPI.id(context, "userId"))
     }
-    api.route(router, .adminGetCredential) { request, _, context in
+    api.route(router, .adminGetCredential) { _, _, context in
         try await admin.credential(try AdminAPI.id(context, "credentialId"))
     }
-    api.route(router, .adminRenameCredential) { request, body, context in
+    api.route(router, .adminRenameCredential) { _, body, context in
         try await admin.rename(try AdminAPI.id(context, "credentialId"), body: body)
     }
     api.route(router, .adminAuditEvents) { request, _, _ in try await admin.auditEvents(request.uri.queryParameters) }
-    api.route(router, .adminDeleteCredential) { request, _, context in
+    api.route(router, .adminDeleteCredential) { _, _, context in
         try await admin.deleteCredential(try AdminAPI.id(context, "credentialId"))
     }
     if api.identity != nil { addAdminIdentityRoutes(to: router, api: api, admin: admin.users) }

@@ -14,15 +14,15 @@ import WebAuthnModel
 /// default) for verifiers that do not ask `/v1/sessions/introspect`.
 func addAdminSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, service: SessionService) {
     let admin = SessionAdministration(users: api.service.store, sessions: service)
-    api.route(router, .adminUserSessions) { request, _, context in
+    api.route(router, .adminUserSessions) { _, _, context in
         let (sessions, now) = try await admin.sessions(ofUser: try AdminAPI.id(context, "userId"))
         return try AdminAPI.json(status: .ok, ["sessions": sessions.map { SessionInfoJSON($0, now: now) }])
     }
-    api.route(router, .adminRevokeSession) { request, _, context in
+    api.route(router, .adminRevokeSession) { _, _, context in
         try await admin.revokeSession(id: try AdminAPI.id(context, "sessionId"), ofUser: try AdminAPI.id(context, "userId"))
         return Response(status: .noContent)
     }
-    api.route(router, .adminRevokeSessions) { request, _, context in
+    api.route(router, .adminRevokeSessions) { _, _, context in
         let revoked = try await admin.revokeSessions(ofUser: try AdminAPI.id(context, "userId"))
         return try AdminAPI.json(status: .ok, ["revoked": revoked])
     }

@@ -16,13 +16,13 @@ import WebAuthnModel
 /// `clientData` is the base64url (or base64) of the exact bytes the app hashed for `generateAssertion`: a JSON object
 /// whose `challenge` member is a challenge from `/v1/appattest/challenge` (its other members are the app's).
 func addAppAttestRoutes(to router: Router<PasskeyRequestContext>, api: API, service: AppAttestService) {
-    api.route(router, .appAttestChallenge) { request, body, _ in
+    api.route(router, .appAttestChallenge) { _, body, _ in
         // An empty body or an empty object: the challenge carries nothing.
         if !body.isEmpty { _ = try api.object(body) }
         let (challenge, expiresAt) = try await service.challenge()
         return try api.json(status: .ok, AppAttestChallengeJSON(challenge: Base64URL.encode(challenge), expiresAt: expiresAt))
     }
-    api.route(router, .appAttestAttestation) { request, body, _ in
+    api.route(router, .appAttestAttestation) { _, body, _ in
         let members = try api.object(body)
         let keyID = try AppAttestRequest.keyID(members)
         let object = try AppAttestRequest.bytes(members, "attestationObject")
@@ -40,7 +40,7 @@ func addAppAttestRoutes(to router: Router<PasskeyRequestContext>, api: API, serv
         let key = try await service.attest(keyID: keyID, attestationObject: object, challenge: challenge, userHandle: userHandle)
         return try api.json(status: .created, AppAttestKeyJSON(key))
     }
-    api.route(router, .appAttestAssertion) { request, body, _ in
+    api.route(router, .appAttestAssertion) { _, body, _ in
         let members = try api.object(body)
         let keyID = try AppAttestRequest.keyID(members)
         let assertion = try AppAttestRequest.bytes(members, "assertion")

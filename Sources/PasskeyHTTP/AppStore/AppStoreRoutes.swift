@@ -13,7 +13,7 @@ import WebAuthnModel
 ///                                       its authentication; Apple retries anything else); names no user
 ///     GET  /v1/users/:userId/entitlements  what the user's purchases grant now (API key)
 func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, service: AppStoreService) {
-    api.route(router, .appStoreTransaction) { request, body, _ in
+    api.route(router, .appStoreTransaction) { _, body, _ in
         let members = try api.object(body)
         guard case .string(let userID)? = members["userId"], case .string(let signed)? = members["signedTransaction"] else {
             throw APIError(status: 400, code: "malformed_json", message: "userId and signedTransaction are required strings.")
@@ -28,7 +28,7 @@ func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, servi
                 stored: result.outcome.rawValue, transaction: AppStoreTransactionJSON(result.transaction),
                 entitlements: result.entitlements.map(EntitlementJSON.init)))
     }
-    api.route(router, .appStoreRenewal) { request, body, _ in
+    api.route(router, .appStoreRenewal) { _, body, _ in
         let members = try api.object(body)
         guard case .string(let signed)? = members["signedRenewalInfo"] else {
             throw APIError(status: 400, code: "malformed_json", message: "signedRenewalInfo is a required string.")
@@ -36,7 +36,7 @@ func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, servi
         let (renewal, owner) = try await service.postRenewalInfo(signed.utf8)
         return try api.json(status: .ok, AppStoreRenewalAnswer(userId: owner.map(Base64URL.encode), renewalInfo: RenewalInfoJSON(renewal)))
     }
-    api.route(router, .appStoreNotification) { request, body, _ in
+    api.route(router, .appStoreNotification) { _, body, _ in
         let members = try api.object(body)
         guard case .string(let signed)? = members["signedPayload"] else {
             throw APIError(status: 400, code: "malformed_json", message: "signedPayload is a required string.")
@@ -47,7 +47,7 @@ func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, servi
             notificationUUID: notification.notificationUUID, notificationType: notification.notificationType,
             subtype: notification.subtype, duplicate: outcome.duplicate))
     }
-    api.route(router, .appStoreEntitlements) { request, _, context in
+    api.route(router, .appStoreEntitlements) { _, _, context in
         guard let text = context.parameters.get("userId"), let handle = Base64URL.decodeStrict(text), (1...64).contains(handle.count) else {
             throw APIError.invalidParameter("userId must be a user id (base64url).")
         }

@@ -9,8 +9,8 @@ import WebAuthnModel
 /// `POST /v1/idtoken/begin` and `/v1/idtoken/finish`: native sign-in with a provider's ID token, bound to a nonce
 /// passkeyd issued. Same access as the passkey ceremonies (the backend's API key).
 func addIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, service: IdentityService) {
-    api.route(router, .idTokenBegin) { request, body, _ in try await api.idTokenBegin(body, service: service) }
-    api.route(router, .idTokenFinish) { request, body, _ in try await api.idTokenFinish(body, service: service) }
+    api.route(router, .idTokenBegin) { _, body, _ in try await api.idTokenBegin(body, service: service) }
+    api.route(router, .idTokenFinish) { _, body, _ in try await api.idTokenFinish(body, service: service) }
 }
 
 

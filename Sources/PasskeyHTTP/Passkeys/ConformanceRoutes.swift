@@ -1,3 +1,4 @@
+import PasskeyApp
 // The FIDO conformance transport binding: the four endpoints of the FIDO Alliance "Server Requirements and
 // Transport Binding Profile" (conformance-test-tools-resources docs/FIDO2/Server/Conformance-Test-API.md), served
 // when `HTTPConfiguration.conformanceBinding` is on (PASSKEYD_FIDO_CONFORMANCE=on). Off by default.
@@ -33,7 +34,6 @@
 //   no user handle.
 // - API keys apply as on /v1 (`Authorization: Bearer`); the conformance tools send none, so run them against an
 //   instance without PASSKEYD_API_KEYS.
-import PasskeyApp
 import COSECrypto
 import Foundation
 import Hummingbird

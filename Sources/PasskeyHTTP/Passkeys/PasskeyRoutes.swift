@@ -13,11 +13,11 @@ import WebAuthnModel
 /// The passkey ceremonies: registration and authentication begin and finish, and creating a user without a sign-in
 /// method yet (`POST /v1/users`) for a backend's password users about to be upgraded.
 func addPasskeyRoutes(to router: Router<PasskeyRequestContext>, api: API) {
-    api.route(router, .registrationBegin) { request, body, _ in try await api.registrationBegin(body) }
-    api.route(router, .registrationFinish) { request, body, _ in try await api.registrationFinish(body) }
-    api.route(router, .createUser) { request, body, _ in try await api.createUser(body) }
-    api.route(router, .authenticationBegin) { request, body, _ in try await api.authenticationBegin(body) }
-    api.route(router, .authenticationFinish) { request, body, _ in try await api.authenticationFinish(body) }
+    api.route(router, .registrationBegin) { _, body, _ in try await api.registrationBegin(body) }
+    api.route(router, .registrationFinish) { _, body, _ in try await api.registrationFinish(body) }
+    api.route(router, .createUser) { _, body, _ in try await api.createUser(body) }
+    api.route(router, .authenticationBegin) { _, body, _ in try await api.authenticationBegin(body) }
+    api.route(router, .authenticationFinish) { _, body, _ in try await api.authenticationFinish(body) }
 }
 
 

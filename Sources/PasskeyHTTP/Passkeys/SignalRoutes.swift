@@ -13,7 +13,7 @@ import WebAuthnModel
 /// deleted one and shows the new name. A successful authentication finish carries the same object as `signal`,
 /// and a finish with an unknown credential the arguments of `signalUnknownCredential` (APIError).
 func addSignalRoutes(to router: Router<PasskeyRequestContext>, api: API) {
-    api.route(router, .userSignals) { request, _, context in
+    api.route(router, .userSignals) { _, _, context in
         guard let text = context.parameters.get("userId"), let handle = Base64URL.decodeStrict(text), (1...64).contains(handle.count) else {
             throw APIError.invalidParameter("userId must be a user id (base64url).")
         }

@@ -1,4 +1,3 @@
-import PasskeyApp
 public import Hummingbird
 public import Metrics
 import NIOCore

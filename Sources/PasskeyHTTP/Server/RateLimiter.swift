@@ -1,4 +1,3 @@
-import PasskeyApp
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,3 @@
-import PasskeyApp
 import COSECrypto
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,3 @@
-import PasskeyApp
 import HTTPTypes
 import Hummingbird
 import NIOCore

@@ -1,4 +1,3 @@
-import PasskeyApp
 public import Hummingbird
 import HummingbirdCore
 import Logging

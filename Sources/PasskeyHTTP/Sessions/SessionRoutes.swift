@@ -16,7 +16,7 @@ import WebAuthnModel
 ///     POST /v1/handoff                  Bearer access token {"codeChallenge"?}, or API key {"userId", "codeChallenge"?}
 ///     POST /v1/handoff/exchange         {"code", "codeVerifier"?, "cookie"?} → a new session (public)
 func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, service: SessionService) {
-    api.route(router, .sessionJWKS) { request, _, _ in
+    api.route(router, .sessionJWKS) { _, _, _ in
         let bytes = try await service.keys.current().jwks(at: service.now())
         return Response(
             status: .ok,
@@ -52,14 +52,14 @@ func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, servic
         response.headers[.setCookie] = service.cookie.cleared()
         return response
     }
-    api.route(router, .sessionIntrospect) { request, body, _ in
+    api.route(router, .sessionIntrospect) { _, body, _ in
         guard case .string(let token)? = try api.object(body)["token"] else {
             throw APIError(status: 400, code: "malformed_json", message: "token is required.")
         }
         return api.rawJSON(status: .ok, try await api.introspect(token, service: service))
     }
     api.route(router, .handoffCreate) { request, body, _ in try await api.handoff(body, request: request, service: service) }
-    api.route(router, .handoffExchange) { request, body, _ in
+    api.route(router, .handoffExchange) { _, body, _ in
         let members = try api.object(body)
         guard case .string(let code)? = members["code"] else {
             throw APIError(status: 400, code: "malformed_json", message: "code is required.")

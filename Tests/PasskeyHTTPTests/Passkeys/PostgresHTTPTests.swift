@@ -418,10 +418,10 @@ struct PostgresHTTPTests {
 
     @Test(
         "the database restarts mid-run: at most one 503 per pooled connection, then recovery on the same pool; nothing lost",
-        .enabled(if: HTTPPrivateCluster.isAvailable, "needs /usr/lib/postgresql/15/bin (PASSKEYD_TEST_PG_RESTART=0 disables it)")
+        .enabled(if: PrivateCluster.isAvailable, "needs /usr/lib/postgresql/15/bin (PASSKEYD_TEST_PG_RESTART=0 disables it)")
     )
     func databaseRestart() async throws {
-        let cluster = HTTPPrivateCluster()
+        let cluster = PrivateCluster(label: "httptest")
         try await pgHTTPOffload { try cluster.run("start") }
         do {
             try await restartScenario(cluster)
@@ -432,8 +432,8 @@ struct PostgresHTTPTests {
         try await pgHTTPOffload { try cluster.run("destroy") }
     }
 
-    private func restartScenario(_ cluster: HTTPPrivateCluster) async throws {
-        try await withPostgresHTTP(baseURL: cluster.url, poolSize: 2) { schema, instance in
+    private func restartScenario(_ cluster: PrivateCluster) async throws {
+        try await withPostgresHTTP(baseURL: cluster.url + "?connect_timeout=5", poolSize: 2) { schema, instance in
             let pool = instance.pool
             try await instance.app.test(.router) { client in
                 var (registered, credential) = try await Flow.register(client, name: "judy")

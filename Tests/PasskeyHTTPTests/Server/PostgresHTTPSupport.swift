@@ -148,39 +148,3 @@ extension TestClientProtocol {
     }
 }
 
-// MARK: - a private cluster (for the restart test)
-
-/// A private PostgreSQL cluster started with scripts/postgres.sh in /tmp (own directory and port), so restarting
-/// it disturbs no other test. Same approach as `PrivateCluster` in Tests/LibPQTests/PGPoolTests.swift (which
-/// cannot be shared: LibPQTests depends on LibPQ only).
-struct HTTPPrivateCluster: Sendable {
-    /// Runs when the shared test database is configured and the PostgreSQL 15 binaries are installed;
-    /// PASSKEYD_TEST_PG_RESTART=0 turns it off.
-    static let isAvailable =
-        PostgresHTTP.databaseURL != nil && ProcessInfo.processInfo.environment["PASSKEYD_TEST_PG_RESTART"] != "0"
-        && FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/15/bin/pg_ctl")
-
-    /// Must match `/tmp/passkeyd-pg-*` for `postgres.sh destroy` to delete it.
-    let directory = "/tmp/passkeyd-pg-httptest-" + UUID().uuidString.prefix(8).lowercased()
-    /// Below Linux's ephemeral range, so that no outgoing connection takes it while the server is down; never the
-    /// shared cluster's default port.
-    let port = [Int](20_000...29_999).filter { $0 != 25432 }.randomElement()!
-    var url: String { "postgresql://postgres@127.0.0.1:\(port)/passkeyd?connect_timeout=5" }
-
-    /// Runs `scripts/postgres.sh <command>` for this cluster through `system(3)` (blocking: call it offloaded).
-    func run(_ command: String) throws {
-        let script = PostgresHTTP.repository.appendingPathComponent("scripts/postgres.sh").path
-        let line = "PASSKEYD_PG_DIR='\(directory)' PASSKEYD_PG_PORT=\(port) '\(script)' \(command) >/dev/null </dev/null"
-        var status = system(line)
-        // `start` is idempotent; retry it a few times (postgres.sh can misreport a slow startup under load).
-        var attempts = 1
-        while status != 0, command == "start", attempts < 4 {
-            Thread.sleep(forTimeInterval: 0.5)
-            status = system(line)
-            attempts += 1
-        }
-        guard status == 0 else {
-            throw PGError(code: .invalidArgument, message: "postgres.sh \(command) exited with status \(status)")
-        }
-    }
-}

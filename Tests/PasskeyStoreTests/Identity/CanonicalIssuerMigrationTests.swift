@@ -5,6 +5,7 @@ import LibPQ
 import NIOPosix
 import PasskeyStore
 import PasskeyStorePostgres
+import PostgresTestSupport
 import Testing
 
 /// Migration 0012 on a database written before it: Google identities stored under `accounts.google.com` move to the
@@ -20,7 +21,7 @@ struct CanonicalIssuerMigrationTests {
 
     @Test("rewrites the short spelling, leaves a row whose canonical twin exists, touches no other provider")
     func rewrite() async throws {
-        let url = try PostgresSchema.freshSchema(url: try #require(PostgresSchema.databaseURL))
+        let url = try TestDatabase.emptySchema(base: try #require(PostgresSchema.databaseURL))
         // The migrations up to 0011, as a database that ran the previous release has them.
         let before = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: before, withIntermediateDirectories: true)

@@ -54,14 +54,7 @@ enum PostgresSchema {
         return PostgresPasskeyStore(pool: pool, revokeSessionsOnDelete: revokeSessionsOnDelete, batchLanes: batchLanes)
     }
 
-    /// Creates an empty schema; a URL of `url` whose connections use it.
-    static func freshSchema(url: String) throws -> String {
-        let schema = "t_" + (0..<8).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
-        let admin = try PGConnection.connect(url: url)
-        try admin.simpleQuery("CREATE SCHEMA \(schema)")
-        try admin.close()
-        return TestDatabase.url(url, searchPath: schema)
-    }
+
 }
 
 /// Verified registrations from the software authenticator, for feeding stores.

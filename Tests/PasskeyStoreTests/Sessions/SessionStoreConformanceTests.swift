@@ -5,6 +5,7 @@ import NIOPosix
 // @testable: StoredSession.with(...) (the in-memory store's helper) spells the expected revoked sessions.
 @testable import PasskeyStore
 import PasskeyStorePostgres
+import PostgresTestSupport
 import Testing
 import WebAuthnCore
 
@@ -338,7 +339,7 @@ struct SessionStoreRaceTests {
     static func withRace(
         _ body: (SessionStoreConformanceTests.Store, PGConnection, _ waitForContenders: () async throws -> Void) async throws -> Void
     ) async throws {
-        let url = try PostgresSchema.freshSchema(url: try #require(PostgresSchema.databaseURL))
+        let url = try TestDatabase.emptySchema(base: try #require(PostgresSchema.databaseURL))
         let application = "sessions_race_\(UInt32.random(in: 0...UInt32.max))"
         let threads = NIOThreadPool(numberOfThreads: contenders)
         threads.start()
@@ -385,7 +386,7 @@ struct SessionStoreRaceTests {
 
     @Test("a session whose sign-in commits while the passkey's deletion waits on it is revoked by that deletion, not missed")
     func sessionRacingCredentialDeletion() async throws {
-        let url = try PostgresSchema.freshSchema(url: try #require(PostgresSchema.databaseURL))
+        let url = try TestDatabase.emptySchema(base: try #require(PostgresSchema.databaseURL))
         let threads = NIOThreadPool(numberOfThreads: 2)
         threads.start()
         let pool = PGPool(url: url, size: 2, threadPool: threads)
