@@ -1,6 +1,6 @@
 /// Apple-signed data, verified offline and without I/O.
 ///
-/// - `StoreKit/`: StoreKit 2 signed transactions and renewal info, App Store Server Notifications V2 (ES256 JWS with
+/// - `AppStore/`: StoreKit 2 signed transactions and renewal info, App Store Server Notifications V2 (ES256 JWS with
 ///   an `x5c` chain anchored only on a configured Apple root), their payload rules and the entitlements they imply.
 /// - `AppAttest/`: App Attest attestation objects and assertions (CBOR, an `x5c` chain to the configured Apple App
 ///   Attestation Root CA, nonce, key id, rpIdHash, counter and AAGUID rules).

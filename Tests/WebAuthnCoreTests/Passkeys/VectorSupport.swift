@@ -9,10 +9,10 @@ enum Vectors {
         if let override = ProcessInfo.processInfo.environment["PASSKEYD_VECTORS"] {
             return URL(fileURLWithPath: override)
         }
-        // Tests/WebAuthnCoreTests/VectorSupport.swift → repository root → ../shared/vectors
+        // Tests/WebAuthnCoreTests/Passkeys/VectorSupport.swift → repository root → ../shared/vectors
         return URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/vectors")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/vectors")
     }()
 
     static func load(_ kind: String) throws -> [(name: String, json: [String: Any])] {

@@ -12,7 +12,7 @@ enum IDTokenVectors {
         }
         return URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/vectors/apple/idtoken")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/vectors/apple/idtoken")
     }()
 
     static func json(_ path: String) throws -> [String: Any] {
