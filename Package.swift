@@ -166,19 +166,21 @@ let package = Package(
             name: "PasskeyServerSupport",
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto", "IdentityCore", "JOSE", "WebAuthnModel",
-                "SessionCore", "AppleSignedData",
+                "SessionCore", "AppleSignedData", "ProviderKeys",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys", "SessionCore", "AppleSignedData",
-                "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "PasskeyServerSupport", "IdentityCore", "SessionCore",
+                "PasskeyApp", "PasskeyHTTP", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
