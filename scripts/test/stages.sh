@@ -13,6 +13,8 @@
 #   -        nothing
 # COMMAND is run by bash (set -euo pipefail) in a subshell, from the repository root.
 
+stage layers "-" "the module graph: layers, imports, no use case in HTTP, no source file over 500 lines (scripts/test/layers.py)" \
+    'python3 scripts/test/layers.py'
 stage docs "-" "the documentation site: mkdocs build --strict, broken links and anchors fail (scripts/test/docs.sh)" \
     'bash scripts/test/docs.sh'
 stage swift-test "pg debug" "the XCTest suites (swift test), PostgreSQL ones included" \
