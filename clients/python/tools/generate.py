@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the client's generated module; ``--check`` fails (exit 1) when a committed one is not what it would write.
+"""Writes the client's generated modules; ``--check`` fails (exit 1) when a committed one is not what it would write.
 
 - ``passkeyd_client/codes.py``: ``ErrorCode``, every stable error code of openapi.json. Per error response (4xx/5xx
   of every operation, and every response under ``components.responses``, which include the answers to any path such
   as ``route_unknown``): the ``error.code`` ``enum`` of its schema when it has one (passkeyd's document lists one on
   every error response); only for a response without it, the codes its ``description`` names in backquotes and its
   examples carry. Each member's comment lists the HTTP statuses it comes with.
+- ``passkeyd_client/models.py``: a ``TypedDict`` for every object schema under ``components.schemas``, its keys exactly
+  the schema's properties (required ones required), named as the schema.
 
     python3 tools/generate.py [--openapi PATH] [--check]
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import keyword
 import os
 import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -129,6 +133,153 @@ def codes_module(document: Dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ---- models ----
+
+ALIASES = {
+    # Names the client used before the models were generated, for the inline objects they name.
+    "Provider": "CredentialProvider",
+    "UnknownCredentialSignal": "ErrorSignal",
+}
+
+
+class Models:
+    def __init__(self, document: Dict[str, Any]) -> None:
+        self.document = document
+        self.schemas: Dict[str, Any] = document["components"]["schemas"]
+        self.classes: Dict[str, str] = {}  # name → source
+        self.order: List[str] = []
+        self.aliases: Dict[str, str] = {}
+
+    def object_schema(self, schema: Dict[str, Any]) -> Optional[Tuple[Dict[str, Any], Set[str]]]:
+        """(properties, required) of an object schema, allOf parts merged; oneOf objects merged with only the keys
+        every alternative requires required. None when it is no object with properties."""
+        schema = resolve(self.document, schema)
+        if "allOf" in schema:
+            properties: Dict[str, Any] = dict(schema.get("properties", {}))
+            required = set(schema.get("required", []))
+            for part in schema["allOf"]:
+                merged = self.object_schema(part)
+                if merged:
+                    properties.update(merged[0])
+                    required |= merged[1]
+            return properties, required
+        if "properties" in schema:
+            return dict(schema["properties"]), set(schema.get("required", []))
+        alternatives = [self.object_schema(a) for a in schema.get("oneOf", [])]
+        if alternatives and all(alternatives):
+            properties = {}
+            for alternative in alternatives:
+                properties.update(alternative[0])  # type: ignore[index]
+            required = set.intersection(*(a[1] for a in alternatives))  # type: ignore[index]
+            return properties, required
+        return None
+
+    def python_type(self, schema: Any, owner: str, member: str) -> str:
+        if schema is True or schema == {}:
+            return "Any"
+        if "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[1]
+            target = self.schemas[name]
+            if self.object_schema(target) is not None:
+                return f'"{name}"'
+            return self.python_type({k: v for k, v in target.items() if k != "description"}, owner, member)
+        for key in ("anyOf", "oneOf"):
+            if key in schema and "properties" not in schema:
+                alternatives = schema[key]
+                nullable = any(a.get("type") == "null" for a in alternatives)
+                rest = [a for a in alternatives if a.get("type") != "null"]
+                inner = self.python_type(rest[0], owner, member) if len(rest) == 1 else "Dict[str, Any]"
+                return f"Optional[{inner}]" if nullable else inner
+        types = schema.get("type", [])
+        types = [types] if isinstance(types, str) else list(types)
+        nullable = "null" in types
+        types = [t for t in types if t != "null"]
+        if not types and "enum" in schema:
+            types = sorted({type(v).__name__ for v in schema["enum"] if v is not None})
+            types = [{"str": "string", "int": "integer", "bool": "boolean"}.get(t, "object") for t in types]
+        if len(types) == 1 and types[0] == "object" and "properties" in schema:
+            inner = f'"{self.inline(owner, member, schema)}"'
+        elif len(types) == 1:
+            inner = {
+                "string": "str", "integer": "int", "number": "float", "boolean": "bool", "object": "Dict[str, Any]",
+            }.get(types[0], "")
+            if types[0] == "array":
+                items = schema.get("items", {})
+                item = "Dict[str, Any]" if "properties" in items else self.python_type(items, owner, member)
+                inner = f"List[{item}]"
+        else:
+            inner = "Any"
+        if not inner:
+            inner = "Any"
+        return f"Optional[{inner}]" if nullable else inner
+
+    def inline(self, owner: str, member: str, schema: Dict[str, Any]) -> str:
+        name = owner + member[0].upper() + member[1:]
+        if member[0].upper() + member[1:] == owner:
+            name = owner + "Detail"  # Error.error: ErrorDetail
+        if name not in self.classes:
+            self.add(name, schema)
+        return name
+
+    def add(self, name: str, schema: Dict[str, Any]) -> None:
+        merged = self.object_schema(schema)
+        assert merged is not None, name
+        properties, required = merged
+        self.classes[name] = ""  # reserved: an inline object may refer back
+        fields = []
+        for member, member_schema in properties.items():
+            if member_schema is False:
+                continue  # a member the schema forbids
+            assert member.isidentifier() and not keyword.iskeyword(member), f"{name}.{member}"
+            kind = self.python_type(member_schema, name, member)
+            fields.append((member, kind if member in required else f"NotRequired[{kind}]", member_schema))
+        out = [f"class {name}(TypedDict):"]
+        description = resolve(self.document, schema).get("description")
+        if description:
+            out.append(docstring(description, "    "))
+            out.append("")
+        if not fields:
+            out.append("    pass")
+        for member, kind, member_schema in fields:
+            text = member_schema.get("description") if isinstance(member_schema, dict) else None
+            if text:
+                out += textwrap.wrap(text, 116, initial_indent="    # ", subsequent_indent="    # ")
+            out.append(f"    {member}: {kind}")
+        self.classes[name] = "\n".join(out)
+        self.order.append(name)
+
+    def module(self) -> str:
+        for name, schema in self.schemas.items():
+            if self.object_schema(schema) is not None and name not in self.classes:
+                self.add(name, schema)
+        scalars = []
+        for name, schema in self.schemas.items():
+            if self.object_schema(schema) is None and not schema.get("oneOf"):
+                plain = {k: v for k, v in schema.items() if k != "description"}
+                scalars.append(f"{name} = {self.python_type(plain, name, '')}")
+        head = [
+            '"""The JSON shapes of passkeyd\'s API as TypedDicts: one per object schema of openapi.json, named as the',
+            "schema, its keys exactly the schema's properties (the optional ones NotRequired).",
+            "",
+            "Generated by tools/generate.py (do not edit; tests/test_generated.py checks it is current). No",
+            '`from __future__ import annotations`: TypedDict must see NotRequired itself to know the optional keys."""',
+            "",
+            "from typing import Any, Dict, List, NotRequired, Optional, TypedDict",
+            "",
+        ]
+        body = [self.classes[name] for name in self.order]
+        aliases = [f"{alias} = {target}" for alias, target in ALIASES.items() if target in self.classes]
+        return "\n".join(head + scalars + ["", ""] + ["\n\n\n".join(body), "", ""] + aliases) + "\n"
+
+
+def docstring(text: str, indent: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    lines = textwrap.wrap(text, 116 - len(indent), break_long_words=False, break_on_hyphens=False)
+    if len(lines) == 1:
+        return f'{indent}"""{lines[0]}"""'
+    return "\n".join([f'{indent}"""{lines[0]}'] + [indent + line for line in lines[1:]] + [f'{indent}"""'])
+
+
 # ---- main ----
 
 
@@ -136,6 +287,7 @@ def outputs(openapi: Path) -> Dict[Path, str]:
     document = json.loads(openapi.read_text())
     return {
         PACKAGE / "codes.py": codes_module(document),
+        PACKAGE / "models.py": Models(document).module(),
     }
 
 
