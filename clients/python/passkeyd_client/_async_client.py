@@ -412,7 +412,7 @@ class AsyncPasskeydClient:
         return cast(Health, await self._call("get_health"))
 
     async def get_readiness(self) -> Readiness:
-        """``{"status": "ok"}`` while the database answers; 503 ``storage_unavailable`` (raised) when not."""
+        """``{"status": "ready"}`` while the database answers; 503 ``storage_unavailable`` (raised) when not."""
         return cast(Readiness, await self._call("get_readiness"))
 
     async def get_metrics(self) -> str:

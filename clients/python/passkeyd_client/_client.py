@@ -414,7 +414,7 @@ class PasskeydClient:
         return cast(Health, self._call("get_health"))
 
     def get_readiness(self) -> Readiness:
-        """``{"status": "ok"}`` while the database answers; 503 ``storage_unavailable`` (raised) when not."""
+        """``{"status": "ready"}`` while the database answers; 503 ``storage_unavailable`` (raised) when not."""
         return cast(Readiness, self._call("get_readiness"))
 
     def get_metrics(self) -> str:
