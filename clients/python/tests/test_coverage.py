@@ -56,12 +56,13 @@ def methods(client):
 @pytest.mark.parametrize("client", CLIENTS, ids=lambda c: c.__name__)
 def test_every_operation_has_a_method_and_every_method_an_operation(document, client):
     wanted = {snake_case(operation_id): operation_id for operation_id in operations(document)}
-    assert len(wanted) == len(operations(document)) == 52
+    assert len(wanted) == len(operations(document)), "two operationIds with one snake_case name"
     have = methods(client) - NOT_OPERATIONS[client]
     missing = sorted(f"{wanted[name]} ({name})" for name in set(wanted) - have)
     extra = sorted(set(have) - set(wanted))
-    assert not missing, f"{client.__name__}: operations without a method: {missing}"
-    assert not extra, f"{client.__name__}: methods without an operation: {extra}"
+    assert not missing and not extra, (
+        f"{client.__name__}: operations without a method: {missing}; methods without an operation: {extra}"
+    )
     for name in wanted:
         assert inspect.iscoroutinefunction(getattr(client, name)) == (client is AsyncPasskeydClient), name
 
