@@ -1,7 +1,7 @@
 // passkeyd-loadgen: the load generator of scripts/loadbench.sh (see docs/benchmark.md).
 //
-// Against a running passkeyd (release build, same PASSKEYD_* environment as this process, so both build the same
-// RelyingParty from PasskeyServerSupport.Settings), it:
+// Against a running passkeyd (release build), told the relying party passkeyd was started with (--rp-id, --origin,
+// --challenge-ttl: required; scripts/loadbench.sh passes the values it starts passkeyd with), it:
 //   1. seeds N users, each with one ES256 credential (real key generation; CSV + psql \copy), keeping the private
 //      keys of a uniformly chosen working set;
 //   2. warm-up: authentication begin + finish for a few seconds;
@@ -31,24 +31,20 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import PasskeyServerSupport
 import WebAuthnCore
 
 let options = Options(CommandLine.arguments)
 let endpoints = parseEndpoints(options.urls, "--url")
-let settings: Settings
-do {
-    settings = try Settings.load(environment: ProcessInfo.processInfo.environment.merging(
-        ["PASSKEYD_DATABASE_URL": options.databaseURL], uniquingKeysWith: { old, _ in old }))
-} catch {
-    Options.fail("the PASSKEYD_* environment does not load: \(error)")
-}
-let relyingParty = settings.relyingParty
-/// The origin the assertions and registrations claim: the first allowed one.
-let origin: String = {
-    guard let first = relyingParty.allowedOrigins.sorted().first else { Options.fail("no origin configured") }
-    return first
+/// passkeyd's relying party as far as this process uses it: the RP id (seeded credentials, pre-signed requests) and
+/// the challenge lifetime (the expiry of pre-signed ceremonies). The rest are the engine's defaults (user verification
+/// required, passkeyd's default too; the software authenticator verifies anyway); the name is in no request or state.
+let relyingParty: RelyingParty = {
+    var relyingParty = RelyingParty(id: options.rpID, name: "passkeyd-loadgen", allowedOrigins: [options.origin])
+    relyingParty.challengeTimeout = .seconds(options.challengeTTL)
+    return relyingParty
 }()
+/// The origin the assertions and registrations claim (--origin).
+let origin = options.origin
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let runID = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36)
 
