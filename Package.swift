@@ -233,7 +233,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyLoadGen",
             dependencies: [
-                "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec", "PasskeyServerSupport",
+                "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
