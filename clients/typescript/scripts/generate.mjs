@@ -14,7 +14,8 @@
 // "required" are optional; additionalProperties true or a schema (or an object with no properties) → an index
 // signature; allOf → an intersection; oneOf / anyOf → a union (intersected with the schema's own properties, so a
 // branch that only narrows them, like {"required": ["read"], "properties": {"write": false}}, narrows the type);
-// "required" naming a member declared elsewhere (allOf, or the enclosing schema) → Required<Pick<…>>. Validation
+// "required" naming members declared elsewhere → Required<Pick<…>> (of allOf / $ref), or members typed {} (a branch
+// narrowing its enclosing schema: the intersection keeps their types and makes them required). Validation
 // keywords without a type-level meaning (pattern, minLength, maximum, format, maxProperties, propertyNames, …) are
 // left out. Descriptions become doc comments.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
