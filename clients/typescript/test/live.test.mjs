@@ -213,16 +213,21 @@ test("App Store: a purchase signed with the test certificates, kept and granted"
   assert.match(before.appAccountToken, /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.deepEqual(before.entitlements, []);
   const transactionId = String(Date.now()) + String(Math.floor(Math.random() * 1000));
-  const signedTransaction = execFileSync(env.PASSKEYD_SOFTKEY, [
-    "storekit", "transaction", "--certs", env.PASSKEYD_STOREKIT_CERTS, "--id", transactionId, "--token", before.appAccountToken, "--days", "30",
+  const sign = (...extra) => execFileSync(env.PASSKEYD_SOFTKEY, [
+    "storekit", "transaction", "--certs", env.PASSKEYD_STOREKIT_CERTS, "--id", transactionId, "--token", before.appAccountToken,
+    "--days", "30", ...extra,
   ]).toString().trim();
+  const signedTransaction = sign();
   const kept = await client.request("appStorePostTransaction", { body: { userId: user.id, signedTransaction } });
   assert.equal(kept.status, 201);
   assert.equal(kept.body.stored, "inserted");
   assert.equal(kept.body.transaction.transactionId, transactionId);
   assert.equal(kept.body.entitlements[0].status, "active");
-  const again = await client.appStorePostTransaction({ userId: user.id, signedTransaction });
-  assert.equal(again.stored, "unchanged");
+  // The same transaction signed later replaces it (200); the older copy again changes nothing.
+  const newer = await client.request("appStorePostTransaction", { body: { userId: user.id, signedTransaction: sign("--signed-offset-ms", "1000") } });
+  assert.equal(newer.status, 200);
+  assert.equal(newer.body.stored, "updated");
+  assert.equal((await client.appStorePostTransaction({ userId: user.id, signedTransaction })).stored, "unchanged");
   const now = await client.appStoreEntitlements(user.id);
   assert.equal(now.entitlements[0].productId, "com.example.monthly");
   const tampered = await rejection(client.appStorePostTransaction({ userId: user.id, signedTransaction: signedTransaction.slice(0, -4) + "AAAA" }));
