@@ -662,16 +662,16 @@ export declare type AppAttestKey = {
 export declare type AppStoreTransactionRequest = {
     /** The user id (user handle), base64url. */
     userId: string;
-    /** A compact JWS as StoreKit or Apple sends it. */
+    /** A compact JWS as StoreKit or Apple sends it. Any string passes the body's shape check; one that is not a compact JWS (the empty string included) is 400 `appstore_jws_malformed`. */
     signedTransaction: string;
 };
 export declare type AppStoreRenewalRequest = {
-    /** A compact JWS as StoreKit or Apple sends it. */
+    /** A compact JWS as StoreKit or Apple sends it. Any string passes the body's shape check; one that is not a compact JWS (the empty string included) is 400 `appstore_jws_malformed`. */
     signedRenewalInfo: string;
 };
 /** The body App Store Server Notifications V2 post. */
 export declare type AppStoreNotificationRequest = {
-    /** A compact JWS as StoreKit or Apple sends it. */
+    /** A compact JWS as StoreKit or Apple sends it. Any string passes the body's shape check; one that is not a compact JWS (the empty string included) is 400 `appstore_jws_malformed`. */
     signedPayload: string;
 };
 /** A verified transaction, with Apple's member names. */
@@ -746,7 +746,7 @@ export declare type AppStoreEntitlement = {
 export declare type AppStoreTransactionResponse = {
     /** The user id (user handle), base64url. */
     userId: string;
-    /** The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ user handle), first 16 bytes, as an RFC 9562 version 8 UUID. Pass it to `Product.PurchaseOption.appAccountToken(_:)`. */
+    /** The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ the user handle's raw bytes, not its base64url text), first 16 bytes, as an RFC 9562 version 8 UUID in lowercase. Pass it to `Product.PurchaseOption.appAccountToken(_:)`. */
     appAccountToken: string;
     /** `unchanged`: the kept copy is newer. */
     stored: "inserted" | "updated" | "unchanged";
@@ -770,7 +770,7 @@ export declare type AppStoreNotificationResponse = {
 export declare type EntitlementsResponse = {
     /** The user id (user handle), base64url. */
     userId: string;
-    /** The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ user handle), first 16 bytes, as an RFC 9562 version 8 UUID. Pass it to `Product.PurchaseOption.appAccountToken(_:)`. */
+    /** The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ the user handle's raw bytes, not its base64url text), first 16 bytes, as an RFC 9562 version 8 UUID in lowercase. Pass it to `Product.PurchaseOption.appAccountToken(_:)`. */
     appAccountToken: string;
     /** What grants access now. */
     entitlements: AppStoreEntitlement[];
@@ -1263,7 +1263,7 @@ export interface Operations {
     /**
      * GET /.well-known/jwks.json: The access tokens' public keys (JWKS)
      *
-     * The public keys that verify passkeyd's access tokens, as a JWK set (RFC 7517), for your API servers: a token's header `kid` names its key. Open; cacheable for 5 minutes (`Cache-Control: public, max-age=300`). With keys in the database (the default; sealed under `PASSKEYD_KEY_ENCRYPTION_KEY_FILE`) passkeyd makes the first key when it starts, a new one every `PASSKEYD_SESSION_KEY_ROTATION` (30 days) or on `passkeyd rotate-session-key`, and publishes each new key here 10 minutes (twice the cache lifetime) before it signs; the key it replaces stops signing then and leaves the set once every token it signed has expired (the access-token lifetime plus a minute later). With `PASSKEYD_SESSION_KEY_FILES` every file's key is published and the first one signs. Never private members.
+     * The public keys that verify passkeyd's access tokens, as a JWK set (RFC 7517), for your API servers: a token's header `kid` names its key. Open; cacheable for 5 minutes (`Cache-Control: public, max-age=300`). With keys in the database (the default; sealed under `PASSKEYD_KEY_ENCRYPTION_KEY_FILE`) passkeyd makes the first key when it starts, a new one every `PASSKEYD_SESSION_KEY_ROTATION` (30 days) or on `passkeyd rotate-session-key`, and adds each new key to the database 10 minutes (twice the cache lifetime) before it signs (the first key ever signs at once); every instance serves a new key here after its next reread of the keys, within a minute of its being added (an instance rereads them when its copy is more than 60 s old); the key it replaces stops signing then and leaves the set once every token it signed has expired (the access-token lifetime plus a minute later). With `PASSKEYD_SESSION_KEY_FILES` every file's key is published and the first one signs. Never private members.
      */
     getSessionJWKS: {
         pathParams: {};
