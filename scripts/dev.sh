@@ -8,8 +8,8 @@
 #                         PostgreSQL, the debug build and `swift test`, then release builds and, against them, the
 #                         docs walkthroughs (scripts/test/*-smoke.sh), the browser tests of the demo page in
 #                         headless Chromium (scripts/test/e2e.sh), the API contract test, the Python and TypeScript
-#                         clients, SIGTERM
-#                         under load, a primary/standby failover, a bounded begin flood, and each fuzz target for 10 s.
+#                         clients, SIGTERM under load, a primary/standby failover, a bounded begin flood, and each
+#                         fuzz target for 10 s.
 #                         With no argument every stage (CI); STAGE… just those; --from STAGE from there on; --list
 #                         prints the stages
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
