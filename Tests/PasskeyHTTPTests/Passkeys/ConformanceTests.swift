@@ -61,16 +61,6 @@ struct ConformanceHarness {
         return conformance.merging(environment) { $1 }
     }
 
-    /// The relying party a conformance run uses (docs/fido-conformance.md).
-    static func conformanceRelyingParty() -> RelyingParty {
-        var rp = RelyingParty(id: rpID, name: "passkeyd conformance", allowedOrigins: [origin])
-        rp.userVerification = .preferredUnsafe
-        rp.algorithms = .unsafeIncludingRS1(AlgorithmPolicy.allModern.algorithms + [.rs1])
-        let anchors = Dictionary(uniqueKeysWithValues: ["packed", "fido-u2f", "tpm", "android-key", "android-safetynet", "apple"].map { ($0, ca.trustAnchors) })
-        rp.attestation = AttestationPolicy(requirement: .anyVerified, trustAnchors: anchors, conveyance: "none")
-        return rp
-    }
-
     /// ``environment(_:)``'s settings, without rate limits or pending-ceremony caps (``TestPasskeyd/unbounded``).
     static func settings(_ environment: [String: String] = [:]) throws -> Settings {
         try TestPasskeyd.unboundedSettings(Self.environment(environment))
@@ -1266,9 +1256,7 @@ struct ConformanceOpenAPITests {
 struct ConformancePostgresTests {
     @Test("tpm registration and sign-in through the binding: rows written, counter moved, every session's ceremony consumed")
     func flow() async throws {
-        try await withPostgresHTTP(
-            relyingParty: ConformanceHarness.conformanceRelyingParty(), configuration: HTTPConfiguration(conformanceBinding: true)
-        ) { schema, instance in
+        try await withPostgresHTTP(environment: ConformanceHarness.environment()) { schema, instance in
             try await instance.app.test(.router) { client in
                 let session = ToolSession()
                 var (reply, credential) = try await Tool.register(session, client, username: "alice") {
