@@ -33,11 +33,6 @@ struct TestIDP: Sendable {
         return profile
     }
 
-    func providers(keys: (any ProviderKeySource)? = nil) -> [IdentityProvider] {
-        [IdentityProvider(profile: Self.apple, keys: keys ?? StaticKeySource(self.keys)),
-         IdentityProvider(profile: Self.line, keys: keys ?? StaticKeySource(self.keys))]
-    }
-
     /// The settings of ``apple`` and ``line`` (`PASSKEYD_IDTOKEN_*`); their keys come from ``providerKeys(_:)``.
     static let environment = [
         "PASSKEYD_IDTOKEN_PROVIDERS": "apple,line", "PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS": "com.example.app",
