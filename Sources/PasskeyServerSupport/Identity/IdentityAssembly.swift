@@ -36,12 +36,15 @@ struct IdentityAssembly {
                 } else {
                     switch provider.keys {
                     case .url(let url):
-                        keys = try RemoteKeySource(url: url, httpClient: client(), configuration: keyConfiguration, logger: logger)
+                        keys = try RemoteKeySource(
+                            url: url, httpClient: client(), configuration: keyConfiguration, logger: logger, now: dependencies.now)
                     case .file(let path):
-                        keys = try FileKeySource(path: path, minReloadInterval: settings.refetchInterval, logger: logger)
+                        keys = try FileKeySource(
+                            path: path, minReloadInterval: settings.refetchInterval, logger: logger, now: dependencies.now)
                     case .discovery(let issuer):
                         keys = DiscoveryKeySource(
-                            discovery: try OIDCDiscovery(issuer: issuer), httpClient: client(), configuration: keyConfiguration, logger: logger)
+                            discovery: try OIDCDiscovery(issuer: issuer), httpClient: client(), configuration: keyConfiguration, logger: logger,
+                            now: dependencies.now)
                     }
                 }
                 providers.append(IdentityProvider(profile: provider.profile, keys: keys))

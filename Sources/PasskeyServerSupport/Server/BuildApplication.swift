@@ -23,7 +23,7 @@ public struct ApplicationDependencies: Sendable {
     public var metricsFactory: any MetricsFactory
     /// The text served at `GET /metrics`; nil = no `/metrics` route. Only used when `settings.metricsEnabled`.
     public var metricsExporter: (@Sendable () -> [UInt8])?
-    /// The clock every use case reads.
+    /// The clock every use case reads (and the identity providers' key caches).
     public var now: @Sendable () -> Date
     /// The randomness of ceremony challenges.
     public var challengeSource: any ChallengeSource
@@ -61,6 +61,9 @@ public struct PasskeydApplication: Sendable {
     public let sessions: SessionService?
     public let appStore: AppStoreService?
     public let appAttest: AppAttestService?
+    /// Every route ``http`` serves, as `METHOD /path` (`GET /v1/admin/users/{userId}`): what the router registered for
+    /// these settings.
+    public let routes: [String]
     /// The HTTP server (listening on the settings' address with their connection limits once run).
     public let http: Application<RouterResponder<PasskeyRequestContext>>
     /// The background work (purges, key rotation, the revocation drain, file reloads), each a `Service` to run in
@@ -151,5 +154,6 @@ public func buildApplication(
 
     return PasskeydApplication(
         ceremonies: ceremonies, identity: identity.service, sessions: sessions, appStore: appStore, appAttest: appAttest,
-        http: application, background: background, httpClient: identity.httpClient)
+        routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, http: application, background: background,
+        httpClient: identity.httpClient)
 }

@@ -39,9 +39,10 @@ struct AuditTrailTests {
     func trail() async throws {
         let schema = try await HTTPTestSchema.create(baseURL: try #require(PostgresHTTP.databaseURL))
         let logs = LogCapture()
-        let instance = PostgresHTTPInstance(
+        let instance = try await PostgresHTTPInstance(
             url: schema.url,
-            configuration: HTTPConfiguration(apiKeys: [Self.apiKey], adminKeys: [PostgresHTTP.adminKey]), logger: logs.logger())
+            settings: try TestPasskeyd.unboundedSettings(["PASSKEYD_API_KEYS": Self.apiKey, "PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey]),
+            logger: logs.logger())
         defer { Task { await instance.shutdown(); await schema.drop() } }
         let start = Date().addingTimeInterval(-1)
         try await instance.app.test(.router) { client in

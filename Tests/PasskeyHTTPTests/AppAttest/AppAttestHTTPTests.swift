@@ -8,6 +8,7 @@ import LibPQ
 import Logging
 import NIOPosix
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
@@ -31,26 +32,34 @@ struct AppAttestInstance: Sendable {
     let registry = PrometheusCollectorRegistry()
     let app: Application<RouterResponder<PasskeyRequestContext>>
 
-    init(schema: HTTPTestSchema, allowDevelopment: Bool = false) throws {
+    init(schema: HTTPTestSchema, allowDevelopment: Bool = false) async throws {
         self.schema = schema
         threadPool = NIOThreadPool(numberOfThreads: 8)
         threadPool.start()
         pool = PGPool(url: schema.url, size: 8, threadPool: threadPool)
         let store = PostgresPasskeyStore(pool: pool)
-        device = try SoftAppAttest()
+        let device = try SoftAppAttest()
+        self.device = device
         let clock = RealTimeClock()
         self.clock = clock
-        let service = CeremonyService(relyingParty: PostgresHTTP.relyingParty(), store: store, now: { clock.now })
-        let configuration = AppAttestConfiguration(
-            apps: [try #require(AppAttestApp(appID: Self.appID))], allowDevelopment: allowDevelopment, roots: device.trustAnchors)
-        let appAttest = AppAttestService(
-            configuration: configuration, store: store, challengeTimeout: 300,
-            metricsFactory: PrometheusMetricsFactory(registry: registry), now: { clock.now })
-        var logger = Logger(label: "appattest-tests")
-        logger.logLevel = .critical
-        app = Application(
-            router: buildRouter(service: service, appAttest: appAttest, configuration: HTTPConfiguration(apiKeys: [Self.apiKey])),
-            logger: logger)
+        do {
+            app = try await TestPasskeyd.build(
+                try Self.settings(device: device, allowDevelopment: allowDevelopment), store: store, now: { clock.now },
+                metricsFactory: PrometheusMetricsFactory(registry: registry)).http
+        } catch {
+            await pool.shutdown()
+            try? await threadPool.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// The settings of an instance with the API key and App Attest on for `apps`, with `device`'s test root as the root.
+    static func settings(device: SoftAppAttest, apps: [String] = [appID], allowDevelopment: Bool) throws -> Settings {
+        try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_API_KEYS": apiKey, "PASSKEYD_APPATTEST_APP_IDS": apps.joined(separator: ","),
+            "PASSKEYD_APPATTEST_ROOT_FILE": try TestFiles.pem(device.trustAnchors.certificates),
+            "PASSKEYD_APPATTEST_ALLOW_DEVELOPMENT": allowDevelopment ? "on" : "off",
+        ])
     }
 
     func shutdown() async {
@@ -65,7 +74,7 @@ struct AppAttestInstance: Sendable {
         let schema = try await HTTPTestSchema.create(baseURL: baseURL)
         let instance: AppAttestInstance
         do {
-            instance = try AppAttestInstance(schema: schema, allowDevelopment: allowDevelopment)
+            instance = try await AppAttestInstance(schema: schema, allowDevelopment: allowDevelopment)
         } catch {
             await schema.drop()
             throw error

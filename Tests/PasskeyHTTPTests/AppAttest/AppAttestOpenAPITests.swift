@@ -13,7 +13,7 @@ struct AppAttestOpenAPITests {
     @Test("challenge, attestation, assertion and their refusals validate against the document")
     func conformance() async throws {
         let check = Conformance(document: try OpenAPIDocument.load())
-        let harness = OpenAPIHarness()
+        let harness = try await OpenAPIHarness()
         let device = OpenAPIHarness.appAttestDevice
         let appID = OpenAPIHarness.appAttestAppID
         try await harness.app.test(.router) { client in

@@ -3,8 +3,8 @@ import AppleSignedData
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStorePostgres
 import Testing
 import WebAuthnModel
@@ -15,19 +15,11 @@ import WebAuthnTestSupport
 @Suite("App Attest after a configuration change", .enabled(if: PostgresHTTP.databaseURL != nil, PostgresHTTP.skipReason))
 struct AppAttestReconfigurationTests {
     /// passkeyd on the same database with another App Attest configuration.
-    static func reconfigured(_ instance: AppAttestInstance, apps: [String], allowDevelopment: Bool) throws -> Application<RouterResponder<PasskeyRequestContext>> {
-        let store = PostgresPasskeyStore(pool: instance.pool)
-        let configuration = AppAttestConfiguration(
-            apps: try apps.map { try #require(AppAttestApp(appID: $0)) }, allowDevelopment: allowDevelopment,
-            roots: instance.device.trustAnchors)
-        var logger = Logger(label: "appattest-reconfigured")
-        logger.logLevel = .critical
-        return Application(
-            router: buildRouter(
-                service: CeremonyService(relyingParty: PostgresHTTP.relyingParty(), store: store),
-                appAttest: AppAttestService(configuration: configuration, store: store),
-                configuration: HTTPConfiguration(apiKeys: [AppAttestInstance.apiKey])),
-            logger: logger)
+    static func reconfigured(
+        _ instance: AppAttestInstance, apps: [String], allowDevelopment: Bool
+    ) async throws -> Application<RouterResponder<PasskeyRequestContext>> {
+        let settings = try AppAttestInstance.settings(device: instance.device, apps: apps, allowDevelopment: allowDevelopment)
+        return try await TestPasskeyd.build(settings, store: PostgresPasskeyStore(pool: instance.pool)).http
     }
 
     @Test("development turned off: a development key's assertion is 422 appattest_aaguid_mismatch; app removed: appattest_rp_id_mismatch")
@@ -40,7 +32,7 @@ struct AppAttestReconfigurationTests {
             let productionKey = try SoftAppAttest.Key()
             #expect(try await instance.attest(client, productionKey).status == 201)
 
-            let strict = try Self.reconfigured(instance, apps: [AppAttestInstance.appID], allowDevelopment: false)
+            let strict = try await Self.reconfigured(instance, apps: [AppAttestInstance.appID], allowDevelopment: false)
             try await strict.test(.router) { other in
                 let refused = try await instance.assert(other, developmentKey, counter: 1)
                 #expect(refused.status == 422 && refused.errorCode == "appattest_aaguid_mismatch")
@@ -48,7 +40,7 @@ struct AppAttestReconfigurationTests {
                 let accepted = try await instance.assert(other, productionKey, counter: 1)
                 #expect(accepted.status == 200)
             }
-            let otherApp = try Self.reconfigured(instance, apps: ["ZYXWV98765.com.example.other"], allowDevelopment: true)
+            let otherApp = try await Self.reconfigured(instance, apps: ["ZYXWV98765.com.example.other"], allowDevelopment: true)
             try await otherApp.test(.router) { other in
                 let refused = try await instance.assert(other, productionKey, counter: 2)
                 #expect(refused.status == 422 && refused.errorCode == "appattest_rp_id_mismatch")

@@ -8,6 +8,7 @@ import NIOPosix
 import LibPQ
 import Logging
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
@@ -48,18 +49,22 @@ struct AppStoreHTTPTests {
         let pool = PGPool(url: schema.url, size: 2, threadPool: threadPool)
         let store = PostgresPasskeyStore(pool: pool)
         let registry = PrometheusCollectorRegistry()
-        let appStore = AppStoreService(
-            policy: AppStorePolicy(
-                roots: TrustAnchors([StoreKitVectors.kit.root]), bundleID: "com.example", appAppleID: 1234, environments: [.sandbox],
-                productIDs: products),
-            store: store, metricsFactory: PrometheusMetricsFactory(registry: registry))
-        var logger = Logger(label: "appstore-tests")
-        logger.logLevel = .critical
-        let app = Application(
-            router: buildRouter(
-                service: CeremonyService(relyingParty: PostgresHTTP.relyingParty(), store: store), appStore: appStore,
-                configuration: HTTPConfiguration(apiKeys: [apiKey])),
-            logger: logger)
+        var environment = TestPasskeyd.unbounded.merging([
+            "PASSKEYD_API_KEYS": apiKey, "PASSKEYD_APPSTORE_BUNDLE_ID": "com.example",
+            "PASSKEYD_APPSTORE_ROOT_FILES": StoreKitVectors.root.appendingPathComponent("certs/testCA.pem").path,
+            "PASSKEYD_APPSTORE_APP_APPLE_ID": "1234", "PASSKEYD_APPSTORE_ENVIRONMENTS": "Sandbox",
+        ]) { $1 }
+        if let products { environment["PASSKEYD_APPSTORE_PRODUCT_IDS"] = products.sorted().joined(separator: ",") }
+        let app: Application<RouterResponder<PasskeyRequestContext>>
+        do {
+            app = try await TestPasskeyd.build(
+                try TestPasskeyd.settings(environment), store: store, metricsFactory: PrometheusMetricsFactory(registry: registry)).http
+        } catch {
+            await pool.shutdown()
+            try? await threadPool.shutdownGracefully()
+            await schema.drop()
+            throw error
+        }
         do {
             try await app.test(.router) { client in try await body(schema, client, registry) }
         } catch {

@@ -10,6 +10,7 @@ import JOSE
 import LibPQ
 import Logging
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
@@ -65,11 +66,19 @@ struct AppleCodeHTTPTests {
         let server = try await TestProviderServer.start(provider: TestIdentityProvider(
             issuer: "https://appleid.apple.com", audience: "com.example.app", keys: [try .generate(.es256, keyID: "unused")]))
         let schema = try await HTTPTestSchema.create(baseURL: try #require(PostgresHTTP.databaseURL))
-        let make: (@Sendable (PostgresPasskeyStore) -> AppleCodeExchange)? =
-            configured ? { @Sendable store in try! AppleCodeHTTPTests.exchange(server: server, store: store) } : nil
-        let instance = PostgresHTTPInstance(
-            url: schema.url, configuration: HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey]),
-            identityProviders: idp.providers(), appleCodeExchange: make)
+        var environment = TestIDP.environment.merging(["PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey]) { $1 }
+        if configured {
+            // The code exchange as the executable wires it, with the test provider server as Apple's endpoints.
+            environment.merge([
+                "PASSKEYD_IDTOKEN_APPLE_TEAM_ID": "TEAM123456", "PASSKEYD_IDTOKEN_APPLE_KEY_ID": "APPLEKEY01",
+                "PASSKEYD_IDTOKEN_APPLE_PRIVATE_KEY_FILE": try TestFiles.pem(appleKey, name: "AuthKey.p8"),
+                "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try TestFiles.keyEncryptionKey(kek),
+                "PASSKEYD_IDTOKEN_APPLE_TOKEN_URL": server.baseURL + "/auth/token",
+                "PASSKEYD_IDTOKEN_APPLE_REVOKE_URL": server.baseURL + "/auth/revoke",
+            ]) { $1 }
+        }
+        let instance = try await PostgresHTTPInstance(
+            url: schema.url, settings: try TestPasskeyd.unboundedSettings(environment), providerKeys: idp.providerKeys())
         let harness = try await Harness(schema: schema, server: server, store: instance.store)
         do {
             try await instance.app.test(.router) { client in try await body(harness, client) }

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import IdentityCore
 import JOSE
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import Synchronization
 import PostgresTestSupport
@@ -32,9 +33,16 @@ struct TestIDP: Sendable {
         return profile
     }
 
-    func providers(keys: (any ProviderKeySource)? = nil) -> [IdentityProvider] {
-        [IdentityProvider(profile: Self.apple, keys: keys ?? StaticKeySource(self.keys)),
-         IdentityProvider(profile: Self.line, keys: keys ?? StaticKeySource(self.keys))]
+    /// The settings of ``apple`` and ``line`` (`PASSKEYD_IDTOKEN_*`); their keys come from ``providerKeys(_:)``.
+    static let environment = [
+        "PASSKEYD_IDTOKEN_PROVIDERS": "apple,line", "PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS": "com.example.app",
+        "PASSKEYD_IDTOKEN_LINE_CLIENT_IDS": "1234567890", "PASSKEYD_IDTOKEN_LINE_ALGORITHMS": "RS256",
+    ]
+
+    /// Every configured provider's keys: `keys`, or this provider's set.
+    func providerKeys(_ keys: (any ProviderKeySource)? = nil) -> @Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource {
+        let source = keys ?? StaticKeySource(self.keys)
+        return { _ in source }
     }
 
     /// A token for `profile` carrying `nonce` (what the app got as providerNonce), with claim `changes`.
@@ -91,16 +99,24 @@ struct IDTokenHTTPTests {
         return try await client.post("/v1/idtoken/finish", Array(try JSONSerialization.data(withJSONObject: body)))
     }
 
-    /// A fresh schema and an instance with the test providers; both shut down and dropped (awaited) afterwards.
+    /// A fresh schema and an instance with the test providers (and `environment`'s); both shut down and dropped
+    /// (awaited) afterwards.
     static func withInstance(
-        keys: (any ProviderKeySource)? = nil, timeout: TimeInterval = 300, extraProviders: [ProviderProfile] = [],
+        keys: (any ProviderKeySource)? = nil, timeout: TimeInterval? = nil, environment: [String: String] = [:],
         _ body: @escaping @Sendable (HTTPTestSchema, any TestClientProtocol) async throws -> Void
     ) async throws {
+        var settings = try TestPasskeyd.unboundedSettings(
+            TestIDP.environment.merging(["PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey]) { $1 }.merging(environment) { $1 })
+        // The expiry test's 1 s is under PASSKEYD_IDTOKEN_SESSION_TIMEOUT's 30 s minimum.
+        if let timeout { settings.identity.sessionTimeout = timeout }
         let schema = try await HTTPTestSchema.create(baseURL: try #require(PostgresHTTP.databaseURL))
-        let providers = idp.providers(keys: keys) + extraProviders.map { IdentityProvider(profile: $0, keys: keys ?? StaticKeySource(idp.keys)) }
-        let instance = PostgresHTTPInstance(
-            url: schema.url, configuration: HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey]),
-            identityProviders: providers, identitySessionTimeout: timeout)
+        let instance: PostgresHTTPInstance
+        do {
+            instance = try await PostgresHTTPInstance(url: schema.url, settings: settings, providerKeys: idp.providerKeys(keys))
+        } catch {
+            await schema.drop()
+            throw error
+        }
         do {
             try await instance.app.test(.router) { client in try await body(schema, client) }
         } catch {
@@ -353,7 +369,8 @@ struct IDTokenHTTPTests {
     @Test("Google's two issuer spellings are one identity: stored under https://accounts.google.com, found with either")
     func googleIssuerSpellings() async throws {
         let google = ProviderProfile.google(clientIDs: ["1234.apps.googleusercontent.com"])
-        try await Self.withInstance(extraProviders: [google]) { schema, client in
+        let providers = ["PASSKEYD_IDTOKEN_PROVIDERS": "apple,line,google", "PASSKEYD_IDTOKEN_GOOGLE_CLIENT_IDS": "1234.apps.googleusercontent.com"]
+        try await Self.withInstance(environment: providers) { schema, client in
             var userIDs: [String] = []
             for spelling in ["accounts.google.com", "https://accounts.google.com", "accounts.google.com"] {
                 let begun = try await Self.begin(client, "google")

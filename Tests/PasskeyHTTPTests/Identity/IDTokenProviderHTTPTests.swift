@@ -7,6 +7,7 @@ import IdentityCore
 import IdentityTestSupport
 import JOSE
 import PasskeyHTTP
+import PasskeyServerSupport
 import ProviderKeys
 import PostgresTestSupport
 import Testing
@@ -20,15 +21,17 @@ struct IDTokenProviderHTTPTests {
     func liveProvider() async throws {
         let provider = try TestIdentityProvider(issuer: "https://appleid.apple.com", audience: "com.example.app")
         let server = try await TestProviderServer.start(provider: provider)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let clock = RealTimeClock()
-        var configuration = RemoteKeySource.Configuration()
-        configuration.minRefetchInterval = 60
-        let keys = try RemoteKeySource(url: server.jwksURL, httpClient: client, configuration: configuration, now: { clock.now })
+        // Apple's keys from the provider's JWKS URL, refetched at most once a minute; the test provider signs with its
+        // current key (ES256 or RS256).
+        let settings = try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_IDTOKEN_PROVIDERS": "apple", "PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS": "com.example.app",
+            "PASSKEYD_IDTOKEN_APPLE_JWKS_URL": server.jwksURL, "PASSKEYD_IDTOKEN_APPLE_ALGORITHMS": "RS256,ES256",
+            "PASSKEYD_IDTOKEN_JWKS_REFETCH_INTERVAL": "60",
+        ])
         let schema = try await HTTPTestSchema.create(baseURL: try #require(PostgresHTTP.databaseURL))
-        var apple = ProviderProfile.apple(audiences: ["com.example.app"])
-        apple.algorithms = [.rs256, .es256]  // the test provider signs with its current key (ES256 or RS256)
-        let instance = PostgresHTTPInstance(url: schema.url, identityProviders: [IdentityProvider(profile: apple, keys: keys)])
+        // The instance's clock is the one its key cache reads: the test moves it past the refetch interval.
+        let instance = try await PostgresHTTPInstance(url: schema.url, settings: settings, now: { clock.now })
         do {
             try await instance.app.test(.router) { http in
                 func signIn(_ options: TestIdentityProvider.TokenOptions = .init()) async throws -> Reply {
@@ -62,8 +65,7 @@ struct IDTokenProviderHTTPTests {
             }
             // A provider that never answered: no key set at all is 503, never an accepted token.
             server.update { $0.jwksMode = .fail(status: 500) }
-            let cold = try RemoteKeySource(url: server.jwksURL, httpClient: client, configuration: configuration)
-            let down = PostgresHTTPInstance(url: schema.url, identityProviders: [IdentityProvider(profile: apple, keys: cold)])
+            let down = try await PostgresHTTPInstance(url: schema.url, settings: settings)
             try await down.app.test(.router) { http in
                 let begun = try await IDTokenHTTPTests.begin(http)
                 let reply = try await IDTokenHTTPTests.finish(
@@ -77,6 +79,5 @@ struct IDTokenProviderHTTPTests {
         await instance.shutdown()
         await schema.drop()
         await server.shutdown()
-        try await client.shutdown()
     }
 }

@@ -1,3 +1,4 @@
+import COSECrypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -16,11 +17,12 @@ struct AttestationFormatsHTTPTests {
     @Test("each format's verdict (type, trust, anchor) is returned by finish and read back from the database")
     func verdicts() async throws {
         let ca = try TestAttestationCA(name: "format verdict root")
-        var rp = PostgresHTTP.relyingParty()
-        rp.attestation = AttestationPolicy(
-            requirement: .trustedRequired,
-            trustAnchors: ["tpm": ca.trustAnchors, "android-key": ca.trustAnchors, "apple": ca.trustAnchors])
-        try await withPostgresHTTP(relyingParty: rp, configuration: HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey])) { schema, instance in
+        let root = try TestFiles.pem(ca.trustAnchors.certificates)
+        let environment = [
+            "PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey, "PASSKEYD_ATTESTATION": "trusted-required",
+            "PASSKEYD_TRUST_ROOTS_TPM": root, "PASSKEYD_TRUST_ROOTS_ANDROID_KEY": root, "PASSKEYD_TRUST_ROOTS_APPLE": root,
+        ]
+        try await withPostgresHTTP(environment: environment) { schema, instance in
             try await instance.app.test(.router) { client in
                 func verdict(_ json: [String: Any]) -> [String: Any]? { (json["credential"] as? [String: Any])?["attestation"] as? [String: Any] }
                 let cases: [(SoftAttestation, String)] = [(.tpm(ca), "attca"), (.androidKey(ca), "basic"), (.apple(ca), "anonca")]

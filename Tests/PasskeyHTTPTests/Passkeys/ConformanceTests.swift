@@ -34,6 +34,10 @@ struct ConformanceHarness {
     static let ca: TestAttestationCA = {
         do { return try TestAttestationCA(name: "conformance metadata root") } catch { fatalError("test CA: \(error)") }
     }()
+    /// ``ca`` as a PEM file, for `PASSKEYD_TRUST_ROOTS_<FORMAT>`.
+    static let caFile: String = {
+        do { return try TestFiles.pem(ca.trustAnchors.certificates, name: "conformance-root.pem") } catch { fatalError("CA file: \(error)") }
+    }()
 
     let clock = RealTimeClock()
     let store: InMemoryPasskeyStore
@@ -41,25 +45,43 @@ struct ConformanceHarness {
     let routes: Set<String>
     let app: Application<RouterResponder<PasskeyRequestContext>>
 
-    /// The relying party a conformance run uses (docs/fido-conformance.md).
-    static func conformanceRelyingParty() -> RelyingParty {
-        var rp = RelyingParty(id: rpID, name: "passkeyd conformance", allowedOrigins: [origin])
-        rp.userVerification = .preferredUnsafe
-        rp.algorithms = .unsafeIncludingRS1(AlgorithmPolicy.allModern.algorithms + [.rs1])
-        let anchors = Dictionary(uniqueKeysWithValues: ["packed", "fido-u2f", "tpm", "android-key", "android-safetynet", "apple"].map { ($0, ca.trustAnchors) })
-        rp.attestation = AttestationPolicy(requirement: .anyVerified, trustAnchors: anchors, conveyance: "none")
-        return rp
+    /// The relying party a conformance run uses (docs/fido-conformance.md), under `environment`: the binding on,
+    /// user verification preferred-unsafe, every algorithm (RS1 too), and the metadata root trusted for every format
+    /// under any-verified, with `none` conveyance.
+    static func environment(_ environment: [String: String] = [:]) -> [String: String] {
+        var conformance = [
+            "PASSKEYD_RP_ID": rpID, "PASSKEYD_RP_NAME": "passkeyd conformance", "PASSKEYD_ORIGINS": origin,
+            "PASSKEYD_FIDO_CONFORMANCE": "on", "PASSKEYD_USER_VERIFICATION": "preferred-unsafe",
+            "PASSKEYD_ALGORITHMS": (AlgorithmPolicy.allModern.algorithms.map(\.name) + ["RS1-unsafe"]).joined(separator: ","),
+            "PASSKEYD_ATTESTATION": "any-verified", "PASSKEYD_ATTESTATION_CONVEYANCE": "none",
+        ]
+        for format in Settings.trustRootFormats {
+            conformance[Settings.trustRootsPrefix + format.uppercased().replacingOccurrences(of: "-", with: "_")] = caFile
+        }
+        return conformance.merging(environment) { $1 }
     }
 
-    init(enabled: Bool = true, apiKeys: [String] = [], configure: (inout RelyingParty) -> Void = { _ in }) {
+    /// ``environment(_:)``'s settings, without rate limits or pending-ceremony caps (``TestPasskeyd/unbounded``).
+    static func settings(_ environment: [String: String] = [:]) throws -> Settings {
+        try TestPasskeyd.unboundedSettings(Self.environment(environment))
+    }
+
+    /// - Parameters:
+    ///   - environment: over ``settings(_:)``'s.
+    ///   - configure: a change no variable expresses.
+    init(
+        enabled: Bool = true, apiKeys: [String] = [], environment: [String: String] = [:], configure: (inout Settings) -> Void = { _ in }
+    ) async throws {
         let clock = self.clock
-        store = InMemoryPasskeyStore(now: { clock.now })
-        var rp = Self.conformanceRelyingParty()
-        configure(&rp)
-        let service = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
-        let router = buildRouter(service: service, configuration: HTTPConfiguration(apiKeys: apiKeys, conformanceBinding: enabled))
-        routes = Set(router.routes.map { "\($0.method.rawValue) \($0.path)" })
-        app = Application(router: router)
+        var environment = environment
+        if !enabled { environment["PASSKEYD_FIDO_CONFORMANCE"] = "off" }
+        if !apiKeys.isEmpty { environment["PASSKEYD_API_KEYS"] = apiKeys.joined(separator: ",") }
+        var settings = try Self.settings(environment)
+        configure(&settings)
+        store = TestPasskeyd.store(for: settings, now: { clock.now })
+        let passkeyd = try await TestPasskeyd.build(settings, store: store, now: { clock.now })
+        routes = Set(passkeyd.routes)
+        app = passkeyd.http
     }
 }
 
@@ -234,7 +256,7 @@ struct ConformanceConfigurationTests {
     @Test("off by default: none of the four routes exists")
     func offByDefault() async throws {
         #expect(HTTPConfiguration().conformanceBinding == false)
-        let harness = ConformanceHarness(enabled: false)
+        let harness = try await ConformanceHarness(enabled: false)
         #expect(!harness.routes.contains { $0.hasPrefix("POST /attestation") || $0.hasPrefix("POST /assertion") })
         try await harness.app.test(.router) { client in
             for path in ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result"] {
@@ -242,13 +264,13 @@ struct ConformanceConfigurationTests {
                 #expect(reply.status == 404, "\(path)")
             }
         }
-        let on = ConformanceHarness()
+        let on = try await ConformanceHarness()
         #expect(on.routes.isSuperset(of: ["POST /attestation/options", "POST /attestation/result", "POST /assertion/options", "POST /assertion/result"]))
     }
 
     @Test("API keys apply as on /v1: without the key every conformance call is a 401 in the profile's shape")
     func apiKeys() async throws {
-        let harness = ConformanceHarness(apiKeys: ["conformance-key-0001"])
+        let harness = try await ConformanceHarness(apiKeys: ["conformance-key-0001"])
         try await harness.app.test(.router) { client in
             let reply = try await ToolSession().post(client, "/attestation/options", json: #"{"username":"alice","displayName":"Alice"}"#)
             expectFailed(reply, 401, "unauthorized")
@@ -353,7 +375,7 @@ struct ConformanceOptionsTests {
 
     @Test("Req-1 P-1/P-2: every authenticatorSelection × attestation × extensions combination is answered and echoed", arguments: selections)
     func creationOptions(selection: String?) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             for attestation in Self.attestations {
                 for extensions in Self.extensions {
@@ -399,7 +421,7 @@ struct ConformanceOptionsTests {
 
     @Test("the session cookie: HttpOnly, SameSite=Strict, scoped to its ceremony's path, lives as long as the challenge")
     func cookieAttributes() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let reply = try await session.post(client, "/attestation/options", json: #"{"username":"alice","displayName":"Alice"}"#)
@@ -416,7 +438,7 @@ struct ConformanceOptionsTests {
 
     @Test("Req-1 P-3 and GetOptions P-2: two requests get different challenges")
     func freshChallenges() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let body = #"{"username":"alice","displayName":"Alice"}"#
@@ -431,7 +453,7 @@ struct ConformanceOptionsTests {
 
     @Test("under the W3C default (user verification required) the enforced value is what the options say, not the request's")
     func strictPolicyIsShown() async throws {
-        let harness = ConformanceHarness { $0.userVerification = .required }
+        let harness = try await ConformanceHarness(environment: ["PASSKEYD_USER_VERIFICATION": "required"])
         try await harness.app.test(.router) { client in
             let reply = try await ToolSession().post(
                 client, "/attestation/options",
@@ -455,7 +477,7 @@ struct ConformanceOptionsTests {
             ("/assertion/options", #"{"username":"a","userVerification":true}"#), ("/assertion/options", #"{"username":"a","extensions":"appid"}"#),
         ])
     func malformedOptions(path: String, body: String) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let reply = try await session.post(client, path, json: body)
@@ -466,7 +488,7 @@ struct ConformanceOptionsTests {
 
     @Test("Resp-1 P-1: after a registration, the same user's options exclude the credential; GetOptions P-1 lists exactly it")
     func excludeAndAllow() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let (reply, credential) = try await Tool.register(session, client, username: "alice")
@@ -500,7 +522,7 @@ struct ConformanceOptionsTests {
 
     @Test("GetOptions for an unknown username: the same shape as a known one (one random credential id), and no result can use it")
     func unknownUsername() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             var (_, credential) = try await Tool.register(session, client, username: "alice")
@@ -567,7 +589,7 @@ extension FormatCase {
 struct ConformanceAttestationTests {
     @Test("Resp-3…A P-1: a valid attestation of each format registers ({status: ok, errorMessage: \"\"}) and ends the session", arguments: FormatCase.allCases)
     func validFormats(format: FormatCase) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let (reply, credential) = try await Tool.register(session, client, username: "alice") { $0.attestation = format.attestation }
@@ -582,7 +604,7 @@ struct ConformanceAttestationTests {
 
     @Test("Resp-B F-1…F-3, F-5…F-7: android-safetynet with an empty ver or response, a wrong nonce, ctsProfileMatch false, a timestamp in the future or over a minute old")
     func androidSafetyNet() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         @Sendable func replace(_ key: String, _ value: CBORValue) -> @Sendable (CBORValue) -> CBORValue {
             { statement in .map((statement.mapEntries ?? []).map { $0.key == .text(key) ? CBORMapEntry(.text(key), value) : $0 }) }
         }
@@ -608,7 +630,7 @@ struct ConformanceAttestationTests {
         "Resp-4: packed self attestation with each algorithm (RS1 only because the conformance relying party lists RS1-unsafe)",
         arguments: AlgorithmPolicy.allModern.algorithms + [.rs1])
     func algorithms(algorithm: COSEAlgorithm) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") {
                 $0.attestation = .packedSelf
@@ -620,7 +642,7 @@ struct ConformanceAttestationTests {
 
     @Test("Resp-3 P-1: packed with authenticator extension data and ED set is accepted")
     func extensionData() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") {
                 $0.attestation = .packedFull(ConformanceHarness.ca)
@@ -651,7 +673,7 @@ struct ConformanceAttestationTests {
 
     @Test("Resp-1 F-1…F-14: missing fields and wrong types are refused", arguments: structure)
     func structureFailures(mutation: CredentialMutation, code: String) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let (reply, _) = try await Tool.register(session, client, username: "alice", mutate: mutation)
@@ -687,7 +709,7 @@ struct ConformanceAttestationTests {
     @Test("Resp-2/3/5/7: client data and authenticator data failures (bad challenge, bad origin, bad rpIdHash, …)", arguments: clientDataCases.indices)
     func clientDataFailures(index: Int) async throws {
         let (name, configure, code) = Self.clientDataCases[index]
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") {
                 $0.attestation = .packedFull(ConformanceHarness.ca)
@@ -758,7 +780,7 @@ struct ConformanceAttestationTests {
 
     @Test("Resp-3 F-2…F-19, Resp-5 F-3…F-5: attestation objects and packed statements with missing or mistyped members", arguments: attestationObjectCases)
     func attestationObjectFailures(mutation: CredentialMutation, code: String) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice", configure: {
                 $0.attestation = .packedFull(ConformanceHarness.ca)
@@ -784,7 +806,7 @@ struct ConformanceAttestationTests {
 
     @Test("Resp-5 F-2, Resp-6 F-1, Resp-8 F-2 …: a statement whose signature does not verify is refused", arguments: signatureCases)
     func badSignatures(format: FormatCase, id: String) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") {
                 $0.attestation = format.attestation
@@ -797,7 +819,7 @@ struct ConformanceAttestationTests {
 
     @Test("format-specific failures: Resp-9 F-2/F-3/F-4 extraData/magic/unique, Resp-A F-1/F-2 challenge/key")
     func formatFailures() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         let cases: [(String, @Sendable (inout RegistrationKnobs) -> Void, String)] = [
             ("Resp-9 F-2", { $0.attestation = .tpm(ConformanceHarness.ca); $0.tpm.extraDataOverride = Array(repeating: 1, count: 32) }, "tpm_extra_data_mismatch"),
             ("Resp-9 F-3", { $0.attestation = .tpm(ConformanceHarness.ca); $0.tpm.magic = 0xFF54_4348 }, "tpm_magic_invalid"),
@@ -826,7 +848,7 @@ struct ConformanceAttestationTests {
 
     @Test("apple (no signature in the statement): authenticator data changed after attestation breaks the nonce")
     func appleNonce() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") {
                 $0.attestation = .apple(ConformanceHarness.ca)
@@ -842,7 +864,7 @@ struct ConformanceAttestationTests {
 
     @Test("where W3C and the profile disagree, W3C wins: Resp-8 F-1 (fido-u2f with a non-zero AAGUID) and Resp-2 F-15 (tokenBinding not an object) register")
     func w3cOverProfile() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             // §8.6 does not constrain the AAGUID (the spec's own fido-u2f vector has a non-zero one).
             let (u2f, _) = try await Tool.register(ToolSession(), client, username: "alice") { knobs in
@@ -864,7 +886,7 @@ struct ConformanceAttestationTests {
     @Test("the conformance tool's test TPMs (id:FFFFF1D0) need the named policy test-tpm-manufacturers")
     func testTPMManufacturer() async throws {
         for allow in [false, true] {
-            let harness = ConformanceHarness { $0.attestation.allowTestTPMManufacturersUnsafe = allow }
+            let harness = try await ConformanceHarness(environment: allow ? ["PASSKEYD_UNSAFE_POLICIES": "test-tpm-manufacturers"] : [:])
             try await harness.app.test(.router) { client in
                 let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") {
                     $0.attestation = .tpm(ConformanceHarness.ca)
@@ -879,10 +901,10 @@ struct ConformanceAttestationTests {
     func trustedChains() async throws {
         let stranger = try TestAttestationCA(name: "not in the metadata")
         let expiredRoot = try TestAttestationCA(name: "expired metadata root", notBefore: Date(timeIntervalSince1970: 1_500_000_000), years: 1)
-        let strict = ConformanceHarness {
-            $0.attestation.requirement = .trustedChains
-            $0.attestation.trustAnchors["packed"] = TrustAnchors(ConformanceHarness.ca.trustAnchors.certificates + expiredRoot.trustAnchors.certificates)
-        }
+        let strict = try await ConformanceHarness(environment: [
+            "PASSKEYD_ATTESTATION": "trusted-chains",
+            "PASSKEYD_TRUST_ROOTS_PACKED": try TestFiles.pem(ConformanceHarness.ca.trustAnchors.certificates + expiredRoot.trustAnchors.certificates),
+        ])
         try await strict.app.test(.router) { client in
             for format in [FormatCase.none, .packedSelf, .packedFull, .fidoU2F, .tpm, .androidKey, .androidSafetyNet, .apple] {
                 let (reply, _) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = format.attestation }
@@ -896,13 +918,16 @@ struct ConformanceAttestationTests {
             let (expired, _) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .packedFull(expiredRoot) }
             expectFailed(expired, 422)
         }
-        let lenient = ConformanceHarness()
+        let lenient = try await ConformanceHarness()
         try await lenient.app.test(.router) { client in
             let (reply, credential) = try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .packedFull(stranger) }
             #expect(reply.isOK)
             #expect(try await lenient.store.credential(id: credential.id)?.attestation.trust == "untrusted")
         }
-        let selfOK = ConformanceHarness { $0.attestation.requirement = .selfOrTrusted }
+        let selfOK = try await ConformanceHarness {
+            // self-ok under the conformance run's none conveyance: a combination PASSKEYD_ATTESTATION refuses at start.
+            $0.relyingParty.attestation.requirement = .selfOrTrusted
+        }
         try await selfOK.app.test(.router) { client in
             expectFailed(try await Tool.register(ToolSession(), client, username: "alice") { $0.attestation = .none }.reply, 422, "attestation_not_allowed")
         }
@@ -910,7 +935,7 @@ struct ConformanceAttestationTests {
 
     @Test("a credential id registered twice is refused (409)")
     func duplicate() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let id = Array(repeating: UInt8(0x44), count: 32)
             #expect(try await Tool.register(ToolSession(), client, username: "alice") { $0.credentialID = id }.reply.isOK)
@@ -933,7 +958,7 @@ struct ConformanceAssertionTests {
 
     @Test("Resp-1 P-1: a valid assertion for each registered format signs in; userHandle \"\" is no user handle", arguments: FormatCase.allCases)
     func valid(format: FormatCase) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             var (session, credential) = try await Self.registered(client, format: format)
             let reply = try await Tool.authenticate(session, client, username: "alice", credential: &credential)
@@ -969,7 +994,7 @@ struct ConformanceAssertionTests {
 
     @Test("Resp-1 F-1…F-21: missing fields and wrong types are refused", arguments: structure)
     func structureFailures(mutation: CredentialMutation, code: String) async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             var (session, credential) = try await Self.registered(client)
             let reply = try await Tool.authenticate(session, client, username: "alice", credential: &credential, mutate: mutation)
@@ -998,7 +1023,7 @@ struct ConformanceAssertionTests {
     @Test("Resp-1 F-20, Resp-2, Resp-3 F-1…F-5: bad signature, bad challenge, bad origin, bad rpIdHash, … are refused", arguments: failures.indices)
     func verificationFailures(index: Int) async throws {
         let (name, configure, code) = Self.failures[index]
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             var (session, credential) = try await Self.registered(client)
             let reply = try await Tool.authenticate(
@@ -1010,7 +1035,7 @@ struct ConformanceAssertionTests {
 
     @Test("Resp-3 F-3: a signature over another clientDataHash (clientDataJSON changed after signing) is refused")
     func otherClientDataHash() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             var (session, credential) = try await Self.registered(client)
             let reply = try await Tool.authenticate(
@@ -1028,7 +1053,7 @@ struct ConformanceAssertionTests {
 
     @Test("unknown credential: an assertion from a credential the server never registered is a 404")
     func unknownCredential() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             var (session, credential) = try await Self.registered(client)
             let reply = try await Tool.authenticate(session, client, username: "alice", credential: &credential) {
@@ -1040,7 +1065,7 @@ struct ConformanceAssertionTests {
 
     @Test("Resp-3 P-1 a counter that stays 0 is accepted; F-4 a counter that does not increase is refused (counter regression)")
     func counters() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             var (session, credential) = try await Self.registered(client)
             for _ in 0..<2 {
@@ -1058,7 +1083,7 @@ struct ConformanceAssertionTests {
 
     @Test("Resp-3 P-2/P-3/P-5/P-6/P-8: UV and UP flags against each userVerification; extensions with ED")
     func flags() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             var (session, credential) = try await Self.registered(client)
             let cases: [(String, Bool, Bool)] = [
@@ -1084,7 +1109,7 @@ struct ConformanceAssertionTests {
     @Test("Resp-3 P-4/P-7 (UP and UV clear): refused by default as W3C §7.2 requires; accepted only under allow-missing-user-presence")
     func userPresenceDeviation() async throws {
         for allow in [false, true] {
-            let harness = ConformanceHarness { $0.allowMissingUserPresenceUnsafe = allow }
+            let harness = try await ConformanceHarness(environment: allow ? ["PASSKEYD_UNSAFE_POLICIES": "allow-missing-user-presence"] : [:])
             try await harness.app.test(.router) { client in
                 var (session, credential) = try await Self.registered(client)
                 for requirement in ["preferred", "discouraged"] {
@@ -1105,7 +1130,7 @@ struct ConformanceAssertionTests {
 struct ConformanceSessionTests {
     @Test("a result without the session cookie is refused (session_missing) and consumes nothing; with it, the same body succeeds")
     func missingCookie() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let options = try await session.post(client, "/attestation/options", json: #"{"username":"alice","displayName":"Alice"}"#)
@@ -1127,7 +1152,7 @@ struct ConformanceSessionTests {
 
     @Test("a result for another session's challenge is refused (challenge_mismatch) and ends this session's ceremony")
     func otherSession() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let first = ToolSession()
             let second = ToolSession()
@@ -1148,7 +1173,7 @@ struct ConformanceSessionTests {
 
     @Test("an unknown session (a replayed result, or an expired one) is refused: challenge_unknown_or_expired")
     func unknownSession() async throws {
-        let harness = ConformanceHarness()
+        let harness = try await ConformanceHarness()
         try await harness.app.test(.router) { client in
             let session = ToolSession()
             let options = try await session.post(client, "/attestation/options", json: #"{"username":"alice","displayName":"Alice"}"#)
@@ -1179,10 +1204,9 @@ struct ConformanceOpenAPITests {
     func documented() async throws {
         let document = try OpenAPIDocument.load()
         let check = Conformance(document: document)
-        let store = InMemoryPasskeyStore()
-        let service = CeremonyService(relyingParty: ConformanceHarness.conformanceRelyingParty(), store: store)
-        let router = buildRouter(service: service, configuration: HTTPConfiguration(conformanceBinding: true))
-        let app = Application(responder: RouteRecorder(router: router.buildResponder()))
+        let settings = try ConformanceHarness.settings()
+        let passkeyd = try await TestPasskeyd.build(settings, store: TestPasskeyd.store(for: settings))
+        let app = Application(responder: RouteRecorder(router: passkeyd.http.responder))
         try await app.test(.router) { client in
             var cookies: [String: String] = [:]
             func call(_ path: String, _ body: String, cookie: String? = nil) async throws -> ObservedReply {
@@ -1232,9 +1256,7 @@ struct ConformanceOpenAPITests {
 struct ConformancePostgresTests {
     @Test("tpm registration and sign-in through the binding: rows written, counter moved, every session's ceremony consumed")
     func flow() async throws {
-        try await withPostgresHTTP(
-            relyingParty: ConformanceHarness.conformanceRelyingParty(), configuration: HTTPConfiguration(conformanceBinding: true)
-        ) { schema, instance in
+        try await withPostgresHTTP(environment: ConformanceHarness.environment()) { schema, instance in
             try await instance.app.test(.router) { client in
                 let session = ToolSession()
                 var (reply, credential) = try await Tool.register(session, client, username: "alice") {

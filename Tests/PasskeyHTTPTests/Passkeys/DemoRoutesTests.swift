@@ -28,13 +28,13 @@ struct DemoRoutesTests {
         var setCookie: String? { headers[values: .setCookie].first }
     }
 
-    static func app(demo: Bool, clock: TestClock = TestClock()) -> (Application<RouterResponder<PasskeyRequestContext>>, InMemoryPasskeyStore) {
-        let store = InMemoryPasskeyStore(now: { clock.now })
-        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
-        let service = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
+    static func app(
+        demo: Bool, clock: TestClock = TestClock()
+    ) async throws -> (Application<RouterResponder<PasskeyRequestContext>>, InMemoryPasskeyStore) {
         // API keys on: the demo routes must not need one (the browser has none).
-        let configuration = HTTPConfiguration(apiKeys: ["api-key-0123456789"], demoPage: demo)
-        return (Application(router: buildRouter(service: service, configuration: configuration)), store)
+        let settings = try TestPasskeyd.unboundedSettings(["PASSKEYD_API_KEYS": "api-key-0123456789", "PASSKEYD_DEMO": demo ? "on" : "off"])
+        let store = TestPasskeyd.store(for: settings, now: { clock.now })
+        return (try await TestPasskeyd.build(settings, store: store, now: { clock.now }).http, store)
     }
 
     @Test("PASSKEYD_DEMO: off by default; on serves the page and warns at start-up; anything else is refused")
@@ -77,7 +77,7 @@ struct DemoRoutesTests {
     @Test("sessions: registration signs a new account in; only its owner lists, extends and deletes its passkeys")
     func sessions() async throws {
         let clock = TestClock()
-        let (app, store) = Self.app(demo: true, clock: clock)
+        let (app, store) = try await Self.app(demo: true, clock: clock)
         try await app.test(.router) { client in
             #expect(try await client.send("/demo/api/session").status == 401)
 

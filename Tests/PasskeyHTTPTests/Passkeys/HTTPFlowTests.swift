@@ -307,8 +307,7 @@ struct HTTPFlowTests {
     func notReady() async throws {
         // A real PostgreSQL store whose server is not there (nothing listens on port 1).
         let pool = PGPool(url: "postgresql://postgres@127.0.0.1:1/passkeyd?connect_timeout=2", size: 1, threadPool: .singleton)
-        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
-        let app = Application(router: buildRouter(service: CeremonyService(relyingParty: rp, store: PostgresPasskeyStore(pool: pool))))
+        let app = try await TestPasskeyd.build(try TestPasskeyd.unboundedSettings(), store: PostgresPasskeyStore(pool: pool)).http
         try await app.test(.router) { client in
             let reply = try await client.execute(uri: "/readyz", method: .get) { response in
                 Reply(status: Int(response.status.code), body: Array(response.body.readableBytesView))

@@ -1,8 +1,10 @@
 import PasskeyApp
+import COSECrypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import Testing
 import WebAuthnCore
@@ -23,13 +25,17 @@ struct MetadataHTTPTests {
         revoked.statuses = [.fidoCertified, .revoked]
         let (described, revokedEntry) = (entry, revoked)
         let now = Date()
-        let store = InMemoryPasskeyStore()
-        var rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
-        rp.attestation = AttestationPolicy(requirement: .trustedRequired, trustAnchors: [:])
-        rp.attestation.metadata = try MetadataBLOB.verify(mds.blob(entries: [described], number: 1), root: mds.trustAnchors, time: now)
-        let service = CeremonyService(relyingParty: rp, store: store)
+        // Trusted-required with the BLOB as the only source of roots, loaded at start as PASSKEYD_MDS_BLOB is.
+        let settings = try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_ADMIN_KEYS": "metadata-test-admin-key", "PASSKEYD_ATTESTATION": "trusted-required",
+            "PASSKEYD_MDS_BLOB": try TestFiles.write(try mds.blob(entries: [described], number: 1), name: "blob.jwt"),
+            "PASSKEYD_MDS_ROOT": try TestFiles.pem(mds.trustAnchors.certificates),
+        ])
+        let store = TestPasskeyd.store(for: settings)
+        let passkeyd = try await TestPasskeyd.build(settings, store: store)
+        let service = passkeyd.ceremonies
         let admin: HTTPFields = [.authorization: "Bearer metadata-test-admin-key"]
-        let app = Application(router: buildRouter(service: service, configuration: HTTPConfiguration(adminKeys: ["metadata-test-admin-key"])))
+        let app = passkeyd.http
         try await app.test(.router) { client in
             let (first, credential) = try await Flow.register(client, name: "mia") { $0.attestation = .packedFull(ca) }
             #expect(first.status == 201)

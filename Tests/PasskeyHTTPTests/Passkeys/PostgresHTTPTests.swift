@@ -1,9 +1,11 @@
 import PasskeyApp
+import COSECrypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LibPQ
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import PostgresTestSupport
@@ -173,7 +175,7 @@ struct PostgresHTTPTests {
 
     @Test("caps in one statement: per user (by name or id alike), and the whole table once near the global cap")
     func pendingCeremonyCaps() async throws {
-        try await withPostgresHTTP(caps: CeremonyCaps(perSubject: 3, total: 20)) { schema, instance in
+        try await withPostgresHTTP(environment: ["PASSKEYD_PENDING_PER_USER": "3", "PASSKEYD_PENDING_MAX": "20"]) { schema, instance in
             try await instance.app.test(.router) { client in
                 let (_, alice) = try await Flow.register(client, name: "alice")
                 let byName = Array(#"{"user":{"name":"alice"}}"#.utf8)
@@ -254,7 +256,10 @@ struct PostgresHTTPTests {
     func expiryOnTheDatabaseClock() async throws {
         try await withPostgresHTTP { schema, instance in
             // A second instance on the same schema with a two-second challenge timeout.
-            let shortLived = PostgresHTTPInstance(url: schema.url, poolSize: 2, relyingParty: PostgresHTTP.relyingParty(challengeTimeout: .seconds(2)))
+            // Under PASSKEYD_CHALLENGE_TTL's 30 s minimum.
+            var settings = try TestPasskeyd.unboundedSettings()
+            settings.relyingParty.challengeTimeout = .seconds(2)
+            let shortLived = try await PostgresHTTPInstance(url: schema.url, settings: settings, poolSize: 2)
             do {
                 let registered = try await instance.app.test(.router) { client in
                     let (registered, credential) = try await Flow.register(client, name: "ivy")
@@ -367,7 +372,7 @@ struct PostgresHTTPTests {
     @Test("two instances on one database: begin on one, finish on the other, both ways")
     func twoInstances() async throws {
         try await withPostgresHTTP(poolSize: 2) { schema, a in
-            let b = PostgresHTTPInstance(url: schema.url, poolSize: 2)
+            let b = try await PostgresHTTPInstance(url: schema.url, settings: try TestPasskeyd.unboundedSettings(), poolSize: 2)
             do {
                 try await a.app.test(.router) { clientA in
                     try await b.app.test(.router) { clientB in
@@ -571,8 +576,7 @@ struct PostgresHTTPTests {
 
     @Test("admin: list, a user's credentials, one credential, rename, delete credential, delete user")
     func adminFlow() async throws {
-        let configuration = HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey])
-        try await withPostgresHTTP(configuration: configuration) { schema, instance in
+        try await withPostgresHTTP(environment: ["PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey]) { schema, instance in
             try await instance.app.test(.router) { client in
                 let auth = PostgresHTTP.adminAuth
                 var (registered, laptop) = try await Flow.register(client, name: "alice")
@@ -660,9 +664,11 @@ struct PostgresHTTPTests {
     @Test("the attestation verdict (type, trust, anchor) is stored with the credential and returned by finish and admin")
     func attestationVerdict() async throws {
         let ca = try TestAttestationCA(name: "verdict test root")
-        var rp = PostgresHTTP.relyingParty()
-        rp.attestation = AttestationPolicy(requirement: .anyVerified, trustAnchors: ["packed": ca.trustAnchors])
-        try await withPostgresHTTP(relyingParty: rp, configuration: HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey])) { schema, instance in
+        let environment = [
+            "PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey, "PASSKEYD_ATTESTATION": "any-verified", "PASSKEYD_ATTESTATION_CONVEYANCE": "direct",
+            "PASSKEYD_TRUST_ROOTS_PACKED": try TestFiles.pem(ca.trustAnchors.certificates),
+        ]
+        try await withPostgresHTTP(environment: environment) { schema, instance in
             try await instance.app.test(.router) { client in
                 func verdict(_ json: [String: Any]) -> [String: Any]? { (json["credential"] as? [String: Any])?["attestation"] as? [String: Any] }
                 let (trusted, trustedCredential) = try await Flow.register(client, name: "tina") { $0.attestation = .packedFull(ca) }

@@ -92,12 +92,13 @@ struct ProviderNamesTests {
 
     @Test("provider on the credential of registration finish, authentication finish, the admin API; null when unknown; replaced on reload")
     func responses() async throws {
-        let store = InMemoryPasskeyStore()
-        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
-        let service = CeremonyService(relyingParty: rp, store: store)
-        service.replaceProviderNames(try ProviderNames(json: Array(Self.file.utf8)))
         let adminKey = "provider-admin-key"
-        let app = Application(router: buildRouter(service: service, configuration: HTTPConfiguration(adminKeys: [adminKey])))
+        let settings = try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_ADMIN_KEYS": adminKey, "PASSKEYD_PROVIDER_NAMES_FILE": try TestFiles.write(Self.file, name: "providers.json"),
+        ])
+        let passkeyd = try await TestPasskeyd.build(settings, store: TestPasskeyd.store(for: settings))
+        let service = passkeyd.ceremonies
+        let app = passkeyd.http
         try await app.test(.router) { client in
             var (registered, credential) = try await Flow.register(client, name: "ivy") { $0.aaguid = Self.bytes(Self.iCloud) }
             #expect(registered.status == 201)

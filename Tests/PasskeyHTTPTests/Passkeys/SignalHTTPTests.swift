@@ -20,8 +20,7 @@ struct SignalHTTPTests {
 
     @Test("finish: signal with all the user's credentials; unknown credential: signalUnknownCredential's arguments; GET signals follows deletes")
     func signals() async throws {
-        let configuration = HTTPConfiguration(apiKeys: [Self.apiKey], adminKeys: [PostgresHTTP.adminKey])
-        try await withPostgresHTTP(configuration: configuration) { schema, instance in
+        try await withPostgresHTTP(environment: ["PASSKEYD_API_KEYS": Self.apiKey, "PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey]) { schema, instance in
             try await instance.app.test(.router) { client in
                 var (_, first) = try await Flow.register(client, name: "nora", apiKey: Self.apiKey)
                 let begin = try await Flow.beginRegistration(client, user: .init(id: Base64URL.encode(first.userHandle)), apiKey: Self.apiKey)
@@ -79,8 +78,7 @@ struct SignalHTTPTests {
 struct StoredTextTests {
     @Test("U+0000 and more than 256 characters are 400 malformed_json; 256 four-byte characters are stored")
     func limits() async throws {
-        let configuration = HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey], conformanceBinding: true)
-        try await withPostgresHTTP(configuration: configuration) { schema, instance in
+        try await withPostgresHTTP(environment: ["PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey, "PASSKEYD_FIDO_CONFORMANCE": "on"]) { schema, instance in
             try await instance.app.test(.router) { client in
                 let before = try await schema.snapshot()
                 for user in [#"{"name":"a\u0000b"}"#, #"{"name":"ok","displayName":"a\u0000"}"#, "{\"name\":\"\(String(repeating: "x", count: 257))\"}"] {

@@ -114,12 +114,11 @@ struct WellKnownTests {
         #expect(noWebOrigin.warnings.contains { $0.hasPrefix("PASSKEYD_APPLE_APP_IDS: iOS apps send the origin https://example.com") })
     }
 
-    /// The router of a configuration: the ceremony service in memory.
-    static func app(_ settings: Settings) -> some ApplicationProtocol {
-        let service = CeremonyService(relyingParty: settings.relyingParty, store: InMemoryPasskeyStore())
-        var configuration = settings.http
-        configuration.rateLimits = .off
-        return Application(router: buildRouter(service: service, configuration: configuration))
+    /// The instance of a configuration, in memory, without rate limits.
+    static func app(_ settings: Settings) async throws -> some ApplicationProtocol {
+        var settings = settings
+        settings.rateLimits = .off
+        return try await TestPasskeyd.build(settings, store: InMemoryPasskeyStore()).http
     }
 
     @Test("served as the platforms expect: JSON, 200, no redirect, no key; absent (404) when not configured")

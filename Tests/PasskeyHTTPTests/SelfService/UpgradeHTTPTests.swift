@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import LibPQ
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import Prometheus
 import SessionCore
@@ -21,26 +22,28 @@ struct UpgradeHTTPTests {
     static var api: HTTPFields { [.authorization: "Bearer \(apiKey)"] }
     static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
 
-    static let sessionPolicy: SessionPolicy = {
-        var policy = SessionPolicy(issuer: "https://http.passkeyd.test", audiences: ["https://api.example"])
-        policy.accessTokenLifetime = 3600
-        return policy
-    }()
-
-    /// A fresh schema and one instance with sessions, the API key, its own metrics and `clock`; dropped afterwards.
+    /// A fresh schema and one instance with sessions (issuer https://http.passkeyd.test, audience https://api.example,
+    /// access tokens for an hour), the API key, its own metrics and `clock`, under `environment`; dropped afterwards.
     static func withInstance(
-        clock: TestClock, relyingParty: RelyingParty = PostgresHTTP.relyingParty(), pendingUpgrades: Int = 3,
-        selfService: SelfServicePolicy = SelfServicePolicy(),
+        clock: TestClock, environment: [String: String] = [:],
         _ body: (HTTPTestSchema, PostgresHTTPInstance, PrometheusCollectorRegistry) async throws -> Void
     ) async throws {
         guard let url = PostgresHTTP.databaseURL else { return }
+        let settings = try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_API_KEYS": apiKey, "PASSKEYD_SESSIONS": "on", "PASSKEYD_SESSION_AUDIENCES": "https://api.example",
+            "PASSKEYD_SESSION_ACCESS_TTL": "3600", "PASSKEYD_SESSION_KEY_ROTATION": "86400",
+            "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try TestFiles.keyEncryptionKey(),
+        ].merging(environment) { $1 })
         let schema = try await HTTPTestSchema.create(baseURL: url)
         let registry = PrometheusCollectorRegistry()
-        var configuration = HTTPConfiguration(apiKeys: [apiKey], metricsFactory: PrometheusMetricsFactory(registry: registry))
-        configuration.selfService = selfService
-        let instance = PostgresHTTPInstance(
-            url: schema.url, relyingParty: relyingParty, configuration: configuration, sessionPolicy: sessionPolicy,
-            pendingUpgradesPerUser: pendingUpgrades, now: { clock.now })
+        let instance: PostgresHTTPInstance
+        do {
+            instance = try await PostgresHTTPInstance(
+                url: schema.url, settings: settings, metricsFactory: PrometheusMetricsFactory(registry: registry), now: { clock.now })
+        } catch {
+            await schema.drop()
+            throw error
+        }
         do {
             try await body(schema, instance, registry)
         } catch {
@@ -161,7 +164,7 @@ struct UpgradeHTTPTests {
 
     @Test("upgrades only for existing users by id, under their own cap, and not when turned off")
     func upgradeRules() async throws {
-        try await Self.withInstance(clock: Self.clock(), pendingUpgrades: 2) { schema, instance, _ in
+        try await Self.withInstance(clock: Self.clock(), environment: ["PASSKEYD_UPGRADE_PENDING_PER_USER": "2"]) { schema, instance, _ in
             try await instance.app.test(.router) { client in
                 let signUp = try await client.post(
                     "/v1/registration/begin", try Self.bytes(["user": ["name": "cleo"], "mediation": "conditional"]), headers: Self.api)
@@ -181,9 +184,7 @@ struct UpgradeHTTPTests {
                 #expect(try await client.post("/v1/registration/begin", try Self.bytes(["user": ["id": user]]), headers: Self.api).status == 200)
             }
         }
-        var off = PostgresHTTP.relyingParty()
-        off.conditionalCreate = false
-        try await Self.withInstance(clock: Self.clock(), relyingParty: off) { schema, instance, _ in
+        try await Self.withInstance(clock: Self.clock(), environment: ["PASSKEYD_CONDITIONAL_CREATE": "off"]) { schema, instance, _ in
             try await instance.app.test(.router) { client in
                 var (_, credential, _) = try await Self.signUpAndIn(client, name: "dan")
                 let user = try #require(try await Self.userID(client, name: "dan", credential: &credential))

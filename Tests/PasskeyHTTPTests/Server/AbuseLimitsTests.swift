@@ -22,15 +22,13 @@ final class NanoClock: Sendable {
 
 @Suite("Abuse limits: rate limits and pending-ceremony caps")
 struct AbuseLimitsTests {
+    /// An instance with `environment` over ``TestPasskeyd/unbounded`` (no limits but the ones a test sets).
     static func app(
-        rateLimits: RateLimits = .off, caps: CeremonyCaps = .none, apiKeys: [String] = [], adminKeys: [String] = [],
-        metrics: Bool = false
-    ) -> Application<RouterResponder<PasskeyRequestContext>> {
-        let store = InMemoryPasskeyStore(caps: caps)
-        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
-        var configuration = HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys, rateLimits: rateLimits)
-        if metrics { configuration.metricsExporter = { Array("# empty\n".utf8) } }
-        return Application(router: buildRouter(service: CeremonyService(relyingParty: rp, store: store), configuration: configuration))
+        _ environment: [String: String] = [:], metrics: Bool = false
+    ) async throws -> Application<RouterResponder<PasskeyRequestContext>> {
+        let settings = try TestPasskeyd.unboundedSettings(environment)
+        let exporter: (@Sendable () -> [UInt8])? = metrics ? { @Sendable in Array("# empty\n".utf8) } : nil
+        return try await TestPasskeyd.build(settings, store: TestPasskeyd.store(for: settings), metricsExporter: exporter).http
     }
 
     static func begin(_ client: some TestClientProtocol, _ body: String, headers: HTTPFields = [:]) async throws -> (Reply, String?) {
@@ -83,8 +81,7 @@ struct AbuseLimitsTests {
 
     @Test("per user: a third begin for one name within a minute is 429 with Retry-After; other users and {} are not held up")
     func perUser() async throws {
-        let limits = RateLimits(perUser: RateLimit(perSecond: 1.0 / 60, burst: 2), admin: nil, metrics: nil)
-        try await Self.app(rateLimits: limits).test(.router) { client async throws in
+        try await Self.app(["PASSKEYD_RATE_LIMIT_USER": "1/min:2"]).test(.router) { client async throws in
             #expect(try await Self.begin(client, #"{"user":{"name":"alice"}}"#).0.status == 200)
             #expect(try await Self.begin(client, #"{"user":{"name":"alice"}}"#).0.status == 200)
             let (refused, retryAfter) = try await Self.begin(client, #"{"user":{"name":"alice"}}"#)
@@ -100,9 +97,8 @@ struct AbuseLimitsTests {
 
     @Test("per client address: the TCP peer by default; the configured proxy header, counted from the right, when set")
     func perClient() async throws {
-        let limits = RateLimits(
-            perClient: RateLimit(perSecond: 1.0 / 60, burst: 2), perUser: nil, admin: nil, metrics: nil, clientAddressHeader: "X-Forwarded-For")
-        try await Self.app(rateLimits: limits).test(.router) { client async throws in
+        let limits = ["PASSKEYD_RATE_LIMIT_CLIENT": "1/min:2", "PASSKEYD_CLIENT_ADDRESS_HEADER": "X-Forwarded-For"]
+        try await Self.app(limits).test(.router) { client async throws in
             #expect(try await Self.forwarded(client, "198.51.100.1") == 200)
             #expect(try await Self.forwarded(client, "198.51.100.1") == 200)
             #expect(try await Self.forwarded(client, "198.51.100.1") == 429)
@@ -126,10 +122,10 @@ struct AbuseLimitsTests {
 
     @Test("per API key; the admin API and /metrics have their own limits and never use the ceremony buckets")
     func perKeyAdminMetrics() async throws {
-        let limits = RateLimits(
-            perAPIKey: RateLimit(perSecond: 1.0 / 60, burst: 2), perUser: nil, admin: RateLimit(perSecond: 1.0 / 60, burst: 1),
-            metrics: RateLimit(perSecond: 1.0 / 60, burst: 1))
-        let app = Self.app(rateLimits: limits, apiKeys: ["key-one-0123456789", "key-two-0123456789"], adminKeys: ["admin-0123456789abc"], metrics: true)
+        let app = try await Self.app([
+            "PASSKEYD_RATE_LIMIT_API_KEY": "1/min:2", "PASSKEYD_RATE_LIMIT_ADMIN": "1/min:1", "PASSKEYD_RATE_LIMIT_METRICS": "1/min:1",
+            "PASSKEYD_API_KEYS": "key-one-0123456789,key-two-0123456789", "PASSKEYD_ADMIN_KEYS": "admin-0123456789abc",
+        ], metrics: true)
         try await app.test(.router) { client in
             let one: HTTPFields = [.authorization: "Bearer key-one-0123456789"]
             let two: HTTPFields = [.authorization: "Bearer key-two-0123456789"]
@@ -153,7 +149,7 @@ struct AbuseLimitsTests {
 
     @Test("pending ceremonies: a user past the per-user cap gets 429, a full table 503; nothing is saved past either")
     func ceremonyCaps() async throws {
-        try await Self.app(caps: CeremonyCaps(perSubject: 3, total: 10)).test(.router) { client in
+        try await Self.app(["PASSKEYD_PENDING_PER_USER": "3", "PASSKEYD_PENDING_MAX": "10"]).test(.router) { client in
             for _ in 0..<3 { #expect(try await Self.begin(client, #"{"user":{"name":"alice"}}"#).0.status == 200) }
             let (perUser, retryAfter) = try await Self.begin(client, #"{"user":{"name":"alice"}}"#)
             #expect(perUser.status == 429 && perUser.errorCode == "too_many_pending_ceremonies" && retryAfter == "60")

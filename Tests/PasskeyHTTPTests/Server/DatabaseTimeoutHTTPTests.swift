@@ -13,20 +13,6 @@ import Testing
 // another session holds `LOCK TABLE ceremonies IN ACCESS EXCLUSIVE MODE` (as a long migration or a runaway
 // admin transaction would), so every begin, which inserts a ceremony, waits on the lock.
 
-extension PostgresHTTPInstance {
-    /// An instance whose pool has `configuration`'s bounds (the others use an unbounded pool).
-    init(url: String, poolSize: Int, poolConfiguration: PGPool.Configuration) {
-        threadPool = NIOThreadPool(numberOfThreads: poolSize)
-        threadPool.start()
-        pool = PGPool(url: url, size: poolSize, threadPool: threadPool, configuration: poolConfiguration)
-        store = PostgresPasskeyStore(pool: pool)
-        let clock = RealTimeClock()
-        self.clock = clock
-        let service = CeremonyService(relyingParty: PostgresHTTP.relyingParty(), store: store, now: { clock.now })
-        app = Application(router: buildRouter(service: service, configuration: HTTPConfiguration()))
-    }
-}
-
 @Suite("HTTP on PostgreSQL: database timeouts", .enabled(if: PostgresHTTP.databaseURL != nil, PostgresHTTP.skipReason))
 struct DatabaseTimeoutHTTPTests {
     @Test("a locked table gives 503 storage_unavailable within statement timeout + pool timeout, then recovers")
@@ -35,10 +21,17 @@ struct DatabaseTimeoutHTTPTests {
         let schema = try await HTTPTestSchema.create(baseURL: baseURL)
         let statementTimeout = Duration.milliseconds(500)
         let poolTimeout = Duration.milliseconds(300)
-        let instance = PostgresHTTPInstance(
-            url: schema.url, poolSize: 2,
-            poolConfiguration: .init(
-                connectTimeout: 5, statementTimeout: statementTimeout, acquireTimeout: poolTimeout, leaseTimeout: .seconds(6)))
+        // The pool bounded as the executable bounds its own: from PASSKEYD_DB_* (lease bound 5 s + 0.5 s + 1 s).
+        let settings = try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_DB_CONNECT_TIMEOUT": "5", "PASSKEYD_DB_STATEMENT_TIMEOUT": "500", "PASSKEYD_DB_POOL_TIMEOUT": "300",
+        ])
+        let instance: PostgresHTTPInstance
+        do {
+            instance = try await PostgresHTTPInstance(url: schema.url, settings: settings, poolSize: 2, boundedPool: true, batchLanes: 0)
+        } catch {
+            await schema.drop()
+            throw error
+        }
         let locker = try await pgHTTPOffload { try PGConnection.connect(url: schema.url) }
         do {
             try await instance.app.test(.router) { client in

@@ -1,8 +1,10 @@
 import PasskeyApp
+import AppleSignedData
 import COSECrypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import IdentityCore
 import LibPQ
 import Logging
 import Metrics
@@ -88,7 +90,55 @@ struct DownStore: PasskeyStore {
     func ping() async throws(StoreError) { throw error }
 }
 
-/// An application with an API key, a capturing logger and its own Prometheus registry (no global bootstrap).
+/// The rest of an instance's store is down too.
+extension DownStore: IdentityStore, ProviderTokenStore, SessionStore, AppStoreStore, AppAttestStore {
+    func signIn(_ identity: VerifiedIdentity, link: IdentityLink, identityID: [UInt8], audit: AuditContext) async throws(StoreError) -> IdentitySignInResult {
+        throw error
+    }
+    func identities(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredIdentity] { throw error }
+    func unlinkIdentity(
+        id: [UInt8], ofUser handle: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
+    ) async throws(StoreError) -> SignInMethodRemoval { throw error }
+    func saveProviderToken(_ token: SealedProviderToken) async throws(StoreError) -> Bool { throw error }
+    func providerToken(identityID: [UInt8]) async throws(StoreError) -> SealedProviderToken? { throw error }
+    func claimTokenRevocations(limit: Int, lease: TimeInterval) async throws(StoreError) -> [PendingTokenRevocation] { throw error }
+    func completeTokenRevocation(id: Int64) async throws(StoreError) { throw error }
+    func deferTokenRevocation(id: Int64, retryAfter: TimeInterval, error: String) async throws(StoreError) { throw self.error }
+    func pendingTokenRevocationCount() async throws(StoreError) -> Int { throw error }
+    func createSession(_ session: NewSession) async throws(StoreError) -> Bool { throw error }
+    func rotateRefreshToken(
+        presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval
+    ) async throws(StoreError) -> RefreshRotation { throw error }
+    func session(id: [UInt8]) async throws(StoreError) -> StoredSession? { throw error }
+    func sessions(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredSession] { throw error }
+    func revokeSession(id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date) async throws(StoreError) -> Bool {
+        throw error
+    }
+    func revokeSession(refreshHash: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> StoredSession? {
+        throw error
+    }
+    func revokeSessions(ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> Int { throw error }
+    func saveHandoff(_ handoff: StoredHandoff) async throws(StoreError) -> Bool { throw error }
+    func takeHandoff(codeHash: [UInt8]) async throws(StoreError) -> StoredHandoff? { throw error }
+    func purgeSessions(before: Date) async throws(StoreError) -> Int { throw error }
+    func signingKeys() async throws(StoreError) -> [StoredSigningKey] { throw error }
+    func addSigningKey(
+        _ key: StoredSigningKey, unlessCreatedAfter: Date, retiredKeyLifetime: TimeInterval
+    ) async throws(StoreError) -> Bool { throw error }
+    func purgeSigningKeys(before: Date) async throws(StoreError) -> Int { throw error }
+    func saveTransaction(_ transaction: AppStoreTransaction, forUser handle: [UInt8]) async throws(StoreError) -> AppStoreSaveOutcome {
+        throw error
+    }
+    func saveRenewalInfo(_ renewal: AppStoreRenewalInfo) async throws(StoreError) -> [UInt8]? { throw error }
+    func applyNotification(_ notification: AppStoreNotification) async throws(StoreError) -> AppStoreNotificationOutcome { throw error }
+    func appStoreRecords(ofUser handle: [UInt8]) async throws(StoreError) -> AppStoreRecords? { throw error }
+    func purgeAppStoreNotifications(before: Date) async throws(StoreError) -> Int { throw error }
+    func saveAppAttestKey(_ key: AttestedAppAttestKey, userHandle: [UInt8]?) async throws(StoreError) -> AppAttestKeySave { throw error }
+    func appAttestKey(id: [UInt8]) async throws(StoreError) -> StoredAppAttestKey? { throw error }
+    func advanceAppAttestCounter(keyID: [UInt8], to counter: UInt32) async throws(StoreError) -> Bool { throw error }
+}
+
+/// An instance with an API key, a capturing logger and its own Prometheus registry (no global bootstrap).
 struct ObservedHarness {
     static let origin = "https://obs.passkeyd.test"
     static let apiKey = "obs-api-key-0f3c9a7e5d1b2468"
@@ -96,15 +146,18 @@ struct ObservedHarness {
     let registry = PrometheusCollectorRegistry()
     let app: Application<RouterResponder<PasskeyRequestContext>>
 
-    init(store: (any PasskeyStore)? = nil, metrics: Bool = true) {
-        let rp = RelyingParty(id: "obs.passkeyd.test", name: "passkeyd", allowedOrigins: [Self.origin])
-        let service = CeremonyService(relyingParty: rp, store: store ?? InMemoryPasskeyStore())
+    init(store: (any ApplicationStore)? = nil, metrics: Bool = true) async throws {
+        let settings = try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_RP_ID": "obs.passkeyd.test", "PASSKEYD_ORIGINS": Self.origin, "PASSKEYD_API_KEYS": Self.apiKey,
+            "PASSKEYD_METRICS": metrics ? "on" : "off",
+        ])
         let registry = self.registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets[RequestMetricNames.duration] = RequestMetricNames.durationBuckets
-        var configuration = HTTPConfiguration(apiKeys: [Self.apiKey], metricsFactory: factory)
-        if metrics { configuration.metricsExporter = { registry.emitToBuffer() } }
-        app = Application(router: buildRouter(service: service, configuration: configuration), logger: logs.logger())
+        let store: any ApplicationStore = store ?? TestPasskeyd.store(for: settings)
+        app = try await TestPasskeyd.build(
+            settings, store: store, metricsFactory: factory,
+            metricsExporter: { registry.emitToBuffer() }, logger: logs.logger()).http
     }
 
     static var authorized: HTTPFields { [.authorization: "Bearer \(apiKey)"] }
@@ -151,7 +204,7 @@ private struct AuthenticationFinishBody: Encodable { let credential: Authenticat
 struct ObservabilityRequestTests {
     @Test("a failing finish logs its code and request id at info; no key, body or challenge is logged")
     func failingFinishIsLogged() async throws {
-        let harness = ObservedHarness()
+        let harness = try await ObservedHarness()
         let (secrets, failureReply) = try await harness.app.test(.router) { client -> ([String], ObservedReply2) in
             var secrets = [ObservedHarness.apiKey]
             let begin = try await client.obsPost("/v1/registration/begin", json: RegistrationBeginBody(user: .init(name: "olivia")))
@@ -212,7 +265,7 @@ struct ObservabilityRequestTests {
 
     @Test("a storage failure is logged at warning with the store's reason; the client sees only the code")
     func storageFailureIsWarning() async throws {
-        let harness = ObservedHarness(store: DownStore())
+        let harness = try await ObservedHarness(store: DownStore())
         try await harness.app.test(.router) { client in
             let reply = try await client.obsPost("/v1/registration/begin", json: RegistrationBeginBody(user: .init(name: "pat")))
             #expect(reply.status == 503)
@@ -230,7 +283,7 @@ struct ObservabilityRequestTests {
 
     @Test("/metrics serves the request counters and latency histogram in the Prometheus text format")
     func metricsEndpoint() async throws {
-        let harness = ObservedHarness()
+        let harness = try await ObservedHarness()
         try await harness.app.test(.router) { client in
             for name in ["quinn", "rosa"] {
                 #expect(try await client.obsPost("/v1/registration/begin", json: RegistrationBeginBody(user: .init(name: name))).status == 200)
@@ -256,7 +309,7 @@ struct ObservabilityRequestTests {
 
     @Test("without an exporter there is no /metrics route")
     func metricsRouteAbsent() async throws {
-        let harness = ObservedHarness(metrics: false)
+        let harness = try await ObservedHarness(metrics: false)
         try await harness.app.test(.router) { client in
             let reply = try await client.obsSend(.get, "/metrics", headers: [:])
             #expect(reply.status == 404)

@@ -55,8 +55,7 @@ struct PasskeydClientTests {
         .enabled(if: PostgresHTTP.databaseURL != nil, PostgresHTTP.skipReason))
     func live() async throws {
         let apiKey = String(repeating: "c", count: 32)
-        let configuration = HTTPConfiguration(apiKeys: [apiKey], adminKeys: [PostgresHTTP.adminKey])
-        try await withPostgresHTTP(configuration: configuration) { _, instance in
+        try await withPostgresHTTP(environment: ["PASSKEYD_API_KEYS": apiKey, "PASSKEYD_ADMIN_KEYS": PostgresHTTP.adminKey]) { _, instance in
             try await instance.app.test(.live) { test in
                 let port = try #require(test.port)
                 let passkeyd = PasskeydClient(baseURL: "http://127.0.0.1:\(port)", apiKey: apiKey, adminKey: PostgresHTTP.adminKey)

@@ -5,11 +5,10 @@ import HummingbirdTesting
 import LibPQ
 import Logging
 import Metrics
-import COSECrypto
-import SessionCore
 import IdentityCore
 import NIOPosix
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import PostgresTestSupport
@@ -20,9 +19,9 @@ import WebAuthnModel
 
 // Support for the "HTTP on PostgreSQL" suite: a fresh, migrated schema per test (reached through a connection
 // string whose `options` set the search_path, dropped afterwards), service instances built on it (each with its
-// own thread pool, PGPool, store, CeremonyService and Application), direct queries against the schema, and a
+// own thread pool, PGPool and store, the rest wired by buildApplication), direct queries against the schema, and a
 // private cluster for the restart test. The helpers of HTTPFlowTests.swift (Flow, Reply, post/send)
-// are reused as they are: the relying party here has the same RP ID and origin as `Harness`.
+// are reused as they are: the relying party here is `Harness`'s (TestPasskeyd.baseEnvironment).
 
 enum PostgresHTTP {
     /// The shared test database (`scripts/dev.sh test` always sets it).
@@ -31,13 +30,6 @@ enum PostgresHTTP {
 
     static let repository = TestDatabase.repository
     static let migrations = TestDatabase.migrations
-
-    /// The relying party `Flow` expects (same RP ID and origin as `Harness`).
-    static func relyingParty(challengeTimeout: Duration = .seconds(300)) -> RelyingParty {
-        var rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
-        rp.challengeTimeout = challengeTimeout
-        return rp
-    }
 
     static let adminKey = "test-admin-key"
     static let adminAuth: HTTPFields = [.authorization: "Bearer \(adminKey)"]
@@ -52,67 +44,76 @@ typealias HTTPTestSchema = TestSchema
 /// Blocking work off the cooperative threads (PostgresTestSupport).
 func pgHTTPOffload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T { try await pgOffload(body) }
 
-/// One passkeyd instance on a schema: its own thread pool, PGPool, PostgresPasskeyStore, CeremonyService (with
-/// its own public-key cache) and Application, as a separately deployed process would have.
+/// One passkeyd instance on a schema, as a separately deployed process would have: its own thread pool, PGPool and
+/// PostgresPasskeyStore (bounded by the settings' pending-ceremony caps, batched as the executable runs it), and the
+/// rest wired by `buildApplication` from `settings` (``TestPasskeyd``), so each instance has its own use cases and
+/// public-key cache.
 struct PostgresHTTPInstance: Sendable {
     let threadPool: NIOThreadPool
     let pool: PGPool
     let store: PostgresPasskeyStore
     let clock: RealTimeClock
-    let app: Application<RouterResponder<PasskeyRequestContext>>
+    let passkeyd: PasskeydApplication
+    var app: Application<RouterResponder<PasskeyRequestContext>> { passkeyd.http }
 
+    /// - Parameters:
+    ///   - settings: ``TestPasskeyd/settings(_:)`` (their database URL is not used: `url` is).
+    ///   - boundedPool: the pool with the settings' bounds (`PASSKEYD_DB_*`), as the executable's; otherwise unbounded.
+    ///   - batchLanes: the store's batch lanes (0: every statement on its own lease).
+    ///   - now: the service clock; nil = real time plus the offset ``clock`` moves.
     init(
-        url: String, poolSize: Int = 4, relyingParty: RelyingParty = PostgresHTTP.relyingParty(),
-        configuration: HTTPConfiguration = HTTPConfiguration(), caps: CeremonyCaps = .none, logger: Logger? = nil,
-        identityProviders: [IdentityProvider]? = nil, identitySessionTimeout: TimeInterval = 300,
-        appleCodeExchange: (@Sendable (PostgresPasskeyStore) -> AppleCodeExchange)? = nil,
-        sessionPolicy: SessionPolicy? = nil, pendingUpgradesPerUser: Int = 3, now: (@Sendable () -> Date)? = nil
-    ) {
+        url: String, settings: Settings, poolSize: Int = 4, boundedPool: Bool = false, batchLanes: Int = 2,
+        logger: Logger = TestPasskeyd.quietLogger,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        providerKeys: (@Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource)? = nil, now: (@Sendable () -> Date)? = nil
+    ) async throws {
         threadPool = NIOThreadPool(numberOfThreads: poolSize)
         threadPool.start()
-        pool = PGPool(url: url, size: poolSize, threadPool: threadPool)
-        // As the executable runs it by default: authentication finishes and uncapped begins in batches on two lanes each.
-        store = PostgresPasskeyStore(pool: pool, caps: caps, batchLanes: 2)
+        pool = PGPool(url: url, size: poolSize, threadPool: threadPool, configuration: boundedPool ? settings.poolConfiguration : .init())
+        // By default as the executable runs it: authentication finishes and uncapped begins in batches on two lanes each.
+        store = PostgresPasskeyStore(
+            pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true,
+            batchLanes: batchLanes)
         let clock = RealTimeClock()
         self.clock = clock
         // The service clock: real time plus the offset the test moves, or a clock the test sets outright.
-        let now: @Sendable () -> Date = now ?? { clock.now }
-        var service = CeremonyService(relyingParty: relyingParty, store: store, now: now)
-        service.pendingUpgradesPerUser = pendingUpgradesPerUser
-        let identity = identityProviders.map { [store] providers in
-            IdentityService(
-                providers: providers, ceremonies: store, identities: store, sessionTimeout: identitySessionTimeout,
-                appleCodeExchange: appleCodeExchange?(store), now: now)
+        let store = self.store
+        do {
+            passkeyd = try await TestPasskeyd.build(
+                settings, store: store, now: now ?? { clock.now }, metricsFactory: metricsFactory, providerKeys: providerKeys,
+                ceremonyCount: { try await store.refreshCeremonyCount() }, logger: logger)
+        } catch {
+            await pool.shutdown()
+            try? await threadPool.shutdownGracefully()
+            throw error
         }
-        let sessions = sessionPolicy.map { [store] policy in
-            var quiet = Logger(label: "pg-sessions")
-            quiet.logLevel = .critical
-            let keys = SessionKeys(
-                source: .database(keyEncryptionKey: SecureRandom.bytes(count: 32), rotationInterval: 86_400), store: store, policy: policy,
-                logger: quiet, now: now)
-            return SessionService(policy: policy, store: store, keys: keys, logger: quiet, metricsFactory: configuration.metricsFactory ?? NOOPMetricsHandler.instance, now: now)
-        }
-        app = Application(
-            router: buildRouter(service: service, identity: identity, sessions: sessions, configuration: configuration), logger: logger)
     }
 
+    /// Closes what the instance opened (its providers' HTTP client), then the pool.
     func shutdown() async {
+        await passkeyd.shutdown()
         await pool.shutdown()
         try? await threadPool.shutdownGracefully()
     }
 }
 
-/// Creates a fresh schema on `baseURL` (the test database by default) and an instance on it, runs `body`, and
-/// shuts the instance down and drops the schema whether `body` succeeds or not.
+/// Creates a fresh schema on `baseURL` (the test database by default) and an instance on it with the settings of
+/// `environment` (``TestPasskeyd/unboundedSettings(_:)``), runs `body`, and shuts the instance down and drops the
+/// schema whether `body` succeeds or not.
 func withPostgresHTTP<T>(
-    baseURL: String? = PostgresHTTP.databaseURL, poolSize: Int = 4,
-    relyingParty: RelyingParty = PostgresHTTP.relyingParty(), configuration: HTTPConfiguration = HTTPConfiguration(),
-    caps: CeremonyCaps = .none, _ body: (HTTPTestSchema, PostgresHTTPInstance) async throws -> T
+    baseURL: String? = PostgresHTTP.databaseURL, poolSize: Int = 4, environment: [String: String] = [:],
+    _ body: (HTTPTestSchema, PostgresHTTPInstance) async throws -> T
 ) async throws -> T {
     guard let baseURL else { throw PGError(code: .invalidArgument, message: "PASSKEYD_TEST_DATABASE_URL is not set") }
+    let settings = try TestPasskeyd.unboundedSettings(environment)
     let schema = try await HTTPTestSchema.create(baseURL: baseURL)
-    let instance = PostgresHTTPInstance(
-        url: schema.url, poolSize: poolSize, relyingParty: relyingParty, configuration: configuration, caps: caps)
+    let instance: PostgresHTTPInstance
+    do {
+        instance = try await PostgresHTTPInstance(url: schema.url, settings: settings, poolSize: poolSize)
+    } catch {
+        await schema.drop()
+        throw error
+    }
     do {
         let value = try await body(schema, instance)
         await instance.shutdown()

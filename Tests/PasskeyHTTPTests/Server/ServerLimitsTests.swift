@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import Synchronization
 import Testing
@@ -105,14 +106,13 @@ final class PoliteClient: Sendable {
 /// ServerLimits on a real listening server: slow clients cannot hold connections, oversized heads are refused.
 @Suite("HTTP connection limits", .serialized)
 struct ServerLimitsTests {
-    static let limits = ServerLimits(idleTimeout: .seconds(1), readTimeout: .seconds(1), maxHeaderBytes: 4096)
-
-    static func app() -> Application<RouterResponder<PasskeyRequestContext>> {
-        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: ["https://http.passkeyd.test"])
-        let service = CeremonyService(relyingParty: rp, store: InMemoryPasskeyStore())
-        return Application(
-            router: buildRouter(service: service), server: limits.server,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    /// An instance whose server has a 1 s idle and read timeout and a 4 KiB head limit (the live test listens on a
+    /// free port of its own).
+    static func app() async throws -> Application<RouterResponder<PasskeyRequestContext>> {
+        let settings = try TestPasskeyd.unboundedSettings([
+            "PASSKEYD_HTTP_IDLE_TIMEOUT": "1", "PASSKEYD_HTTP_READ_TIMEOUT": "1", "PASSKEYD_HTTP_MAX_HEADER_BYTES": "4096",
+        ])
+        return try await TestPasskeyd.build(settings, store: TestPasskeyd.store(for: settings)).http
     }
 
     @Test("slowloris: 64 connections trickling headers are all closed after the idle timeout, while others are served")

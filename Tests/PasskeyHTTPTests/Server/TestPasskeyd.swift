@@ -1,8 +1,10 @@
+import COSECrypto
 import Foundation
 import IdentityCore
 import Logging
 import Metrics
 import PasskeyServerSupport
+import PasskeyStore
 import PostgresTestSupport
 
 /// The tests' passkeyd instances: built by ``buildApplication(settings:store:dependencies:)``, the executable's own
@@ -24,6 +26,18 @@ enum TestPasskeyd {
         try Settings(baseEnvironment.merging(environment) { _, new in new })
     }
 
+    /// No request rate limits and no pending-ceremony caps: what the in-process harnesses ran with while they wired
+    /// their instances by hand (`HTTPConfiguration`'s and the stores' defaults); tests of those bounds set their own.
+    static let unbounded: [String: String] = [
+        "PASSKEYD_RATE_LIMIT_USER": "off", "PASSKEYD_RATE_LIMIT_ADMIN": "off", "PASSKEYD_RATE_LIMIT_METRICS": "off",
+        "PASSKEYD_PENDING_PER_USER": "0", "PASSKEYD_PENDING_MAX": "0",
+    ]
+
+    /// ``settings(_:)`` over ``unbounded``.
+    static func unboundedSettings(_ environment: [String: String] = [:]) throws -> Settings {
+        try settings(unbounded.merging(environment) { _, new in new })
+    }
+
     /// A logger that keeps quiet unless a test wants the lines.
     static var quietLogger: Logger {
         var logger = Logger(label: "passkeyd-test")
@@ -31,16 +45,61 @@ enum TestPasskeyd {
         return logger
     }
 
+    /// An in-memory store bounded as the executable bounds its PostgreSQL one: the settings' pending-ceremony caps
+    /// (`PASSKEYD_PENDING_*`) and whether deletions revoke sessions (`PASSKEYD_SESSION_REVOKE_ON_DELETE`).
+    static func store(for settings: Settings, now: @escaping @Sendable () -> Date = { Date() }) -> InMemoryPasskeyStore {
+        InMemoryPasskeyStore(caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true, now: now)
+    }
+
     /// An instance on `store` with `settings` (``settings(_:)``, changed as the test needs).
     static func build(
         _ settings: Settings, store: some ApplicationStore, now: @escaping @Sendable () -> Date = { Date() },
         metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance, metricsExporter: (@Sendable () -> [UInt8])? = nil,
         providerKeys: (@Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource)? = nil,
-        logger: Logger = TestPasskeyd.quietLogger
+        ceremonyCount: (@Sendable () async throws -> Int)? = nil, logger: Logger = TestPasskeyd.quietLogger
     ) async throws -> PasskeydApplication {
         try await buildApplication(
             settings: settings, store: store,
             dependencies: ApplicationDependencies(
-                logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter, now: now, providerKeys: providerKeys))
+                logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter, now: now, providerKeys: providerKeys,
+                ceremonyCount: ceremonyCount))
+    }
+}
+
+/// Files the settings of a test instance name (trust roots, keys, a metadata BLOB): written under the temporary
+/// directory, each under a fresh name.
+enum TestFiles {
+    /// A new file holding `bytes`; its path.
+    static func write(_ bytes: [UInt8], name: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-test-\(UUID().uuidString)-\(name)")
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    /// A new file holding `text`; its path.
+    static func write(_ text: String, name: String) throws -> String { try write(Array(text.utf8), name: name) }
+
+    /// `certificates` as a PEM file; its path.
+    static func pem(_ certificates: [Certificate], name: String = "roots.pem") throws -> String {
+        try write(certificates.map(pem).joined(), name: name)
+    }
+
+    /// `key` as a PEM PKCS#8 file (an Apple `.p8`, a session signing key); its path.
+    static func pem(_ key: PrivateKey, name: String = "key.pem") throws -> String {
+        try write(
+            "-----BEGIN PRIVATE KEY-----\n" + Data(key.pkcs8DER()).base64EncodedString(options: [.lineLength64Characters])
+                + "\n-----END PRIVATE KEY-----\n",
+            name: name)
+    }
+
+    /// A key-encryption key file (`PASSKEYD_KEY_ENCRYPTION_KEY_FILE`: 32 bytes in base64) holding `key`; its path.
+    static func keyEncryptionKey(_ key: [UInt8] = SecureRandom.bytes(count: 32)) throws -> String {
+        try write(Data(key).base64EncodedString() + "\n", name: "kek")
+    }
+
+    /// One certificate's PEM block.
+    static func pem(_ certificate: Certificate) -> String {
+        let base64 = Data(certificate.derEncoded).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
     }
 }

@@ -8,6 +8,7 @@ import JOSE
 import Logging
 import NIOCore
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import Prometheus
 import SessionCore
@@ -16,43 +17,36 @@ import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
 
-/// An in-process passkeyd with sessions on, the in-memory store and a clock the test moves.
+/// An in-process passkeyd with sessions on (database keys, rotated daily; refresh tokens idle for at most an hour,
+/// two hours in all), the test ID-token providers, the in-memory store and a clock the test moves.
 struct SessionHarness {
     static let apiKey = "session-tests-api-key-0123456789"
     static let adminKey = "session-tests-admin-key-0123456789"
-    static let policy: SessionPolicy = {
-        var policy = SessionPolicy(issuer: "https://http.passkeyd.test", audiences: ["https://api.example"])
-        policy.refreshIdleLifetime = 3600
-        policy.refreshAbsoluteLifetime = 7200
-        return policy
-    }()
+    static let environment = TestIDP.environment.merging([
+        "PASSKEYD_API_KEYS": apiKey, "PASSKEYD_ADMIN_KEYS": adminKey,
+        "PASSKEYD_SESSIONS": "on", "PASSKEYD_SESSION_ISSUER": "https://http.passkeyd.test", "PASSKEYD_SESSION_AUDIENCES": "https://api.example",
+        "PASSKEYD_SESSION_IDLE_TTL": "3600", "PASSKEYD_SESSION_MAX_TTL": "7200", "PASSKEYD_SESSION_KEY_ROTATION": "86400",
+    ]) { $1 }
     let clock = TestClock()
     let store: InMemoryPasskeyStore
     let sessions: SessionService
     let registry = PrometheusCollectorRegistry()
     let app: Application<RouterResponder<PasskeyRequestContext>>
 
-    init(issueOnRegistration: Bool = false, revokeOnDelete: Bool = true, algorithm: SessionSigningAlgorithm = .es256) {
+    init(issueOnRegistration: Bool = false, revokeOnDelete: Bool = true, algorithm: SessionSigningAlgorithm = .es256) async throws {
         let clock = self.clock
-        var policy = Self.policy
-        policy.signingAlgorithm = algorithm
-        store = InMemoryPasskeyStore(revokeSessionsOnDelete: revokeOnDelete, now: { clock.now })
-        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Harness.origin])
-        let service = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
-        var logger = Logger(label: "session-tests")
-        logger.logLevel = .critical
-        let keys = SessionKeys(
-            source: .database(keyEncryptionKey: SecureRandom.bytes(count: 32), rotationInterval: 86_400), store: store, policy: policy,
-            logger: logger, now: { clock.now })
-        var sessions = SessionService(
-            policy: policy, store: store, keys: keys, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
-            now: { clock.now })
-        sessions.issueOnRegistration = issueOnRegistration
-        self.sessions = sessions
-        let identity = IdentityService(providers: TestIDP.shared.providers(), ceremonies: store, identities: store, now: { clock.now })
-        app = Application(router: buildRouter(
-            service: service, identity: identity, sessions: sessions,
-            configuration: HTTPConfiguration(apiKeys: [Self.apiKey], adminKeys: [Self.adminKey])))
+        let settings = try TestPasskeyd.unboundedSettings(Self.environment.merging([
+            "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try TestFiles.keyEncryptionKey(),
+            "PASSKEYD_SESSION_ALGORITHM": algorithm == .edDSA ? "EdDSA" : "ES256",
+            "PASSKEYD_SESSION_ON_REGISTRATION": issueOnRegistration ? "on" : "off",
+            "PASSKEYD_SESSION_REVOKE_ON_DELETE": revokeOnDelete ? "on" : "off",
+        ]) { $1 })
+        store = TestPasskeyd.store(for: settings, now: { clock.now })
+        let passkeyd = try await TestPasskeyd.build(
+            settings, store: store, now: { clock.now }, metricsFactory: PrometheusMetricsFactory(registry: registry),
+            providerKeys: TestIDP.shared.providerKeys())
+        sessions = try #require(passkeyd.sessions)
+        app = passkeyd.http
     }
 
     static var api: HTTPFields { [.authorization: "Bearer \(apiKey)"] }
@@ -116,7 +110,7 @@ struct SessionHTTPTests {
 
     @Test("a passkey sign-in answers a session whose access token verifies independently against the served JWKS")
     func passkeySignIn() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, user, credential) = try await harness.signIn(client, name: "alice")
             #expect(session["tokenType"] as? String == "Bearer" && session["expiresIn"] as? Int == 600)
@@ -144,7 +138,7 @@ struct SessionHTTPTests {
 
     @Test("with EdDSA configured, tokens are signed with Ed25519 and published as an OKP key")
     func edDSA() async throws {
-        let harness = SessionHarness(algorithm: .edDSA)
+        let harness = try await SessionHarness(algorithm: .edDSA)
         try await harness.app.test(.router) { client in
             let (session, user, _) = try await harness.signIn(client, name: "ed")
             let token = try #require(session["accessToken"] as? String)
@@ -160,9 +154,12 @@ struct SessionHTTPTests {
     func keyFiles() async throws {
         let first = try SessionSigningKey.generate(.es256, now: Date(), activatesAt: Date())
         let second = try SessionSigningKey.generate(.edDSA, now: Date(), activatesAt: Date())
-        var logger = Logger(label: "session-tests")
-        logger.logLevel = .critical
-        let keys = SessionKeys(source: .files([first, second]), store: InMemoryPasskeyStore(), policy: SessionHarness.policy, logger: logger)
+        var environment = SessionHarness.environment
+        environment["PASSKEYD_SESSION_KEY_ROTATION"] = nil
+        environment["PASSKEYD_SESSION_KEY_FILES"] = try [first, second].map { try TestFiles.pem($0.privateKey) }.joined(separator: ",")
+        let passkeyd = try await TestPasskeyd.build(
+            try TestPasskeyd.unboundedSettings(environment), store: InMemoryPasskeyStore(), providerKeys: TestIDP.shared.providerKeys())
+        let keys = try #require(passkeyd.sessions).keys
         #expect(try await keys.signer()?.keyID == first.keyID)
         #expect(try await keys.current().published(at: Date()).map(\.keyID).sorted() == [first.keyID, second.keyID].sorted())
         #expect(try await keys.rotateIfDue(force: true) == nil)
@@ -170,7 +167,7 @@ struct SessionHTTPTests {
 
     @Test("refresh rotates; the retired token revokes the session (reuse detection); idle expiry at the exact second")
     func refreshAndReuse() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, _, _) = try await harness.signIn(client, name: "bob")
             let first = try #require(session["refreshToken"] as? String)
@@ -211,7 +208,7 @@ struct SessionHTTPTests {
 
     @Test("the absolute lifetime ends a session however often it is refreshed")
     func absoluteLifetime() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, _, _) = try await harness.signIn(client, name: "abe")
             var token = try #require(session["refreshToken"] as? String)
@@ -230,7 +227,7 @@ struct SessionHTTPTests {
 
     @Test("concurrent refreshes with one token: exactly one succeeds")
     func concurrentRefresh() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, _, _) = try await harness.signIn(client, name: "cara")
             let token = try #require(session["refreshToken"] as? String)
@@ -245,7 +242,7 @@ struct SessionHTTPTests {
 
     @Test("sign-out with the refresh token or the access token; introspection (API key) sees it")
     func revokeAndIntrospect() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, user, _) = try await harness.signIn(client, name: "dora")
             let access = try #require(session["accessToken"] as? String)
@@ -280,7 +277,7 @@ struct SessionHTTPTests {
 
     @Test("handoff: a native session's code, exchanged once by the web page for a session of its own; PKCE, expiry, replay")
     func handoff() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, user, _) = try await harness.signIn(client, name: "erin")
             let access = try #require(session["accessToken"] as? String)
@@ -343,7 +340,7 @@ struct SessionHTTPTests {
 
     @Test("a handoff never outlives the native session: the web session ends with it, follows its passkey, and a code from an ended session hands nothing over")
     func handoffInheritsTheNativeSession() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, user, credential) = try await harness.signIn(client, name: "kim")
             harness.clock.advance(3000)
@@ -377,7 +374,7 @@ struct SessionHTTPTests {
 
     @Test("concurrent exchanges of one code: exactly one wins")
     func concurrentExchange() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (_, user, _) = try await harness.signIn(client, name: "fay")
             let code = try #require((try await client.post("/v1/handoff", try Self.json(["userId": user]), headers: SessionHarness.api)).json["code"] as? String)
@@ -392,7 +389,7 @@ struct SessionHTTPTests {
 
     @Test("a web page's session in an HttpOnly, Secure, SameSite=Strict cookie; refresh and sign-out read the cookie")
     func cookie() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (_, user, _) = try await harness.signIn(client, name: "gus")
             let code = try #require((try await client.post("/v1/handoff", try Self.json(["userId": user]), headers: SessionHarness.api)).json["code"] as? String)
@@ -421,7 +418,7 @@ struct SessionHTTPTests {
 
     @Test("admin: a user's sessions, revoke one, revoke all; deleting the passkey revokes the sessions it started")
     func admin() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (first, user, credential) = try await harness.signIn(client, name: "hal")
             var signer = credential
@@ -452,7 +449,7 @@ struct SessionHTTPTests {
 
     @Test("key rotation: the new key is published first, signs after the publish-ahead; old tokens verify until their key leaves")
     func rotation() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let (session, _, _) = try await harness.signIn(client, name: "ivy")
             let oldToken = try #require(session["accessToken"] as? String)
@@ -485,7 +482,7 @@ struct SessionHTTPTests {
 
     @Test("an ID-token sign-in answers a session with amr fed; registration answers one when configured")
     func otherSignIns() async throws {
-        let harness = SessionHarness(issueOnRegistration: true)
+        let harness = try await SessionHarness(issueOnRegistration: true)
         try await harness.app.test(.router) { client in
             let begun = try await client.post("/v1/idtoken/begin", Array(#"{"provider":"apple"}"#.utf8), headers: SessionHarness.api)
             let nonce = try #require(begun.json["providerNonce"] as? String)
@@ -520,7 +517,7 @@ struct SessionHTTPTests {
 
     @Test("self-service identities: listed, the last method kept, unlinked once a passkey exists, another user's id 404")
     func selfServiceIdentities() async throws {
-        let harness = SessionHarness()
+        let harness = try await SessionHarness()
         try await harness.app.test(.router) { client in
             let begun = try await client.post("/v1/idtoken/begin", Array(#"{"provider":"apple"}"#.utf8), headers: SessionHarness.api)
             let nonce = try #require(begun.json["providerNonce"] as? String)
