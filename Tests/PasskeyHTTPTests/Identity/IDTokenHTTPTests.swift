@@ -46,9 +46,11 @@ struct TestIDP: Sendable {
     }
 
     /// A token for `profile` carrying `nonce` (what the app got as providerNonce), with claim `changes`.
+    /// `issuedAt` is the service's clock when the test moves it (a token stamped with real time would drift from a
+    /// frozen test clock by however long the suite has run, past the allowed skew on a loaded machine).
     func token(_ profile: ProviderProfile = apple, nonce: String?, subject: String = "000111.subject.2222",
-               _ changes: [String: JSONValue?] = [:]) -> String {
-        let now = Date().timeIntervalSince1970.rounded(.down)
+               issuedAt: Date = Date(), _ changes: [String: JSONValue?] = [:]) -> String {
+        let now = issuedAt.timeIntervalSince1970.rounded(.down)
         var claims: [String: JSONValue] = [
             "iss": .string(profile.issuers[0]), "aud": .string(profile.audiences[0]), "sub": .string(subject),
             "iat": .number(now), "exp": .number(now + 600), "email": .string("relay@privaterelay.appleid.com"),

@@ -487,7 +487,7 @@ struct SessionHTTPTests {
             let begun = try await client.post("/v1/idtoken/begin", Array(#"{"provider":"apple"}"#.utf8), headers: SessionHarness.api)
             let nonce = try #require(begun.json["providerNonce"] as? String)
             let finished = try await client.post("/v1/idtoken/finish", try Self.json([
-                "session": try #require(begun.json["session"] as? String), "provider": "apple", "idToken": TestIDP.shared.token(nonce: nonce),
+                "session": try #require(begun.json["session"] as? String), "provider": "apple", "idToken": TestIDP.shared.token(nonce: nonce, issuedAt: harness.clock.now),
             ]), headers: SessionHarness.api)
             #expect(finished.status == 201)
             let session = try #require(finished.json["session"] as? [String: Any])
@@ -522,7 +522,7 @@ struct SessionHTTPTests {
             let begun = try await client.post("/v1/idtoken/begin", Array(#"{"provider":"apple"}"#.utf8), headers: SessionHarness.api)
             let nonce = try #require(begun.json["providerNonce"] as? String)
             let finished = try await client.post("/v1/idtoken/finish", try Self.json([
-                "session": try #require(begun.json["session"] as? String), "provider": "apple", "idToken": TestIDP.shared.token(nonce: nonce),
+                "session": try #require(begun.json["session"] as? String), "provider": "apple", "idToken": TestIDP.shared.token(nonce: nonce, issuedAt: harness.clock.now),
             ]), headers: SessionHarness.api)
             #expect(finished.status == 201)
             let token = try #require((finished.json["session"] as? [String: Any])?["accessToken"] as? String)
