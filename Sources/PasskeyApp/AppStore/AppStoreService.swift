@@ -63,7 +63,7 @@ public struct AppStoreService: Sendable {
         do {
             notification = try AppStoreNotification.verify(signedPayload: signedPayload, policy: policy, now: now())
         } catch {
-            metrics.recordNotification(type: "unverified", outcome: error.code.rawValue)
+            metrics.recordNotification(type: nil, outcome: error.code.rawValue)
             throw error
         }
         let outcome = try await store.applyNotification(notification)
@@ -93,9 +93,10 @@ final class AppStoreMetrics: Sendable {
 
     init(factory: any MetricsFactory) { self.factory = factory }
 
-    func recordNotification(type: String, outcome: String) {
+    /// - Parameter type: Apple's `notificationType` of a verified notification; nil for one that did not verify.
+    func recordNotification(type: String?, outcome: String) {
         // Apple's types are a short list of upper-case words; anything else is folded so labels stay bounded.
-        let type = type.utf8.count <= 48 && type.allSatisfy({ $0.isUppercase || $0 == "_" }) ? type : "other"
+        let type = type.map { $0.utf8.count <= 48 && $0.allSatisfy({ $0.isUppercase || $0 == "_" }) ? $0 : "other" } ?? "unverified"
         let key = type + "\u{0}" + outcome
         let counter = counters.withLock { counters -> Counter in
             if let counter = counters[key] { return counter }

@@ -161,7 +161,13 @@ struct AppStoreHTTPTests {
             reply = try await client.send(.get, "/v1/users/\(userID)/entitlements", headers: Self.api)
             #expect((reply.json["inactive"] as? [[String: Any]])?.first?["status"] as? String == "revoked")
 
+            // A payload that does not verify: refused, counted under type "unverified".
+            reply = try await Self.post(client, "/v1/appstore/notifications", ["signedPayload": "e30.e30.AAAA"], headers: [:])
+            #expect(reply.status == 400, "\(reply.status) \(reply.errorCode ?? "-")")
+            let unverifiedCode = try #require(reply.errorCode)
+
             let metrics = registry.emitToString()
+            #expect(metrics.contains(#"passkeyd_appstore_notifications_total{type="unverified",outcome="\#(unverifiedCode)"} 1"#))
             #expect(metrics.contains(#"passkeyd_appstore_notifications_total{type="REFUND",outcome="applied"} 1"#))
             #expect(metrics.contains(#"passkeyd_appstore_notifications_total{type="DID_CHANGE_RENEWAL_STATUS",outcome="duplicate"} 1"#))
         }
