@@ -78,6 +78,19 @@ public struct SessionService: Sendable {
             refreshExpiresAt: session.idleExpiresAt, now: time)
     }
 
+    /// Starts a session after a sign-in by `method` that has already committed (a passkey ceremony, an ID token):
+    /// ``start(user:origin:amr:authTime:credentialID:identityID:notAfter:)`` with the method's `amr`, its failure kept
+    /// as a value so the caller can record the sign-in before reporting it.
+    func start(
+        signedInWith method: SignInMethod, user: [UInt8], origin: SessionOrigin, credentialID: [UInt8]? = nil, identityID: [UInt8]? = nil
+    ) async -> Result<Issued, any Error> {
+        do {
+            return .success(try await start(user: user, origin: origin, amr: method.amr, credentialID: credentialID, identityID: identityID))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Signs an access token for a session.
     func issue(
         sessionID: [UInt8], user: [UInt8], amr: [String], authTime: Date, refreshToken: String, refreshExpiresAt: Date, now time: Date

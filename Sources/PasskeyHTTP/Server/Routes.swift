@@ -119,6 +119,8 @@ struct API: Sendable {
     let identity: IdentityService?
     /// Sessions after sign-in; nil when off (`PASSKEYD_SESSIONS`): no session in sign-in answers, no session routes.
     let sessions: SessionService?
+    /// The passkey finishes with the session each starts (``PasskeySignIn``, over ``service`` and ``sessions``).
+    let signIn: PasskeySignIn
     let configuration: HTTPConfiguration
     /// SHA-256 of each API key, compared in constant time.
     let keyDigests: [[UInt8]]
@@ -134,6 +136,7 @@ struct API: Sendable {
         self.service = service
         self.identity = identity
         self.sessions = sessions
+        self.signIn = PasskeySignIn(ceremonies: service, sessions: sessions)
         self.configuration = configuration
         self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
         self.adminKeyDigests = configuration.adminKeys.map { Digest.sha256(Array($0.utf8)) }
