@@ -93,7 +93,7 @@ public func buildRouter(
         }
     }
     addPasskeyRoutes(to: router, api: api)
-    if let identity { addIdentityRoutes(to: router, api: api, service: identity) }
+    if let identity { addIdentityRoutes(to: router, api: api, signIn: IdentitySignIn(identity: identity, sessions: sessions)) }
     if let sessions {
         addSessionRoutes(to: router, api: api, service: sessions)
         addSelfServiceRoutes(to: router, api: api, sessions: sessions)
