@@ -158,3 +158,31 @@ struct PasskeySignInTests {
         #expect(await fixture.store.sessions(ofUser: registered.user.handle).count == 2, "the sign-up's and the first sign-in's")
     }
 }
+
+@Suite("Demo page sign-in use case")
+struct DemoSignInTests {
+    @Test("a sign-up names its new user; another passkey names its owner only when signed in as them; a sign-in names the owner")
+    func whoIsSignedIn() async throws {
+        let fixture = PasskeyUseCaseFixture()
+        let demo = DemoSignIn(ceremonies: fixture.ceremonies)
+        #expect(demo.passkeys.sessions == nil, "the demo page has its own session, never passkeyd's")
+
+        let (signUp, _, _) = try await fixture.registration(.newUser(name: "fay", displayName: "Fay"))
+        let created = try await demo.finishRegistration(signUp, nickname: nil, audit: .system, signedIn: nil)
+        let handle = created.ceremony.user.handle
+        #expect(try created.signedInUser() == handle)
+        #expect(try created.ceremony.session() == nil)
+
+        let (second, _, _) = try await fixture.registration(.existingUser(handle: handle))
+        #expect(try await demo.finishRegistration(second, nickname: nil, audit: .system, signedIn: nil).signedInUser() == nil)
+        let (third, _, _) = try await fixture.registration(.existingUser(handle: handle))
+        #expect(try await demo.finishRegistration(third, nickname: nil, audit: .system, signedIn: [1, 2, 3]).signedInUser() == nil)
+        let (fourth, added, _) = try await fixture.registration(.existingUser(handle: handle))
+        var credential = added
+        #expect(try await demo.finishRegistration(fourth, nickname: nil, audit: .system, signedIn: handle).signedInUser() == handle)
+
+        let signedIn = try await demo.finishAuthentication(try await fixture.assertion(&credential).response)
+        #expect(try signedIn.signedInUser() == handle)
+        #expect(try signedIn.ceremony.session() == nil)
+    }
+}
