@@ -186,3 +186,42 @@ struct DemoSignInTests {
         #expect(try signedIn.ceremony.session() == nil)
     }
 }
+
+@Suite("FIDO conformance results use case")
+struct ConformanceResultsTests {
+    @Test("a result for its session finishes; another session's challenge is challenge_mismatch and ends the session")
+    func binding() async throws {
+        let fixture = PasskeyUseCaseFixture()
+        let results = ConformanceResults(ceremonies: fixture.ceremonies)
+        let (_, _, sessionA) = try await fixture.registration(.nameForConformanceTesting(name: "gus", displayName: "Gus"))
+        let (responseB, _, sessionB) = try await fixture.registration(.nameForConformanceTesting(name: "hal", displayName: "Hal"))
+
+        await #expect(throws: WebAuthnError(.challengeMismatch)) {
+            _ = try await results.finishRegistration(.success(responseB), session: sessionA, audit: .system)
+        }
+        #expect(await fixture.store.takeCeremony(challenge: sessionA, kind: .registration) == nil, "session A's ceremony is consumed")
+        let finished = try await results.finishRegistration(.success(responseB), session: sessionB, audit: .system)
+        #expect(finished.createdUser && finished.user.name == "hal")
+    }
+
+    @Test("an unreadable response ends its session with the reader's error")
+    func unreadable() async throws {
+        let fixture = PasskeyUseCaseFixture()
+        let results = ConformanceResults(ceremonies: fixture.ceremonies)
+        let (response, registered, _) = try await fixture.registration(.nameForConformanceTesting(name: "ida", displayName: "Ida"))
+        var credential = registered
+        _ = try await results.finishRegistration(.success(response), session: try #require(response.unverifiedChallenge), audit: .system)
+
+        let (_, session) = try await fixture.assertion(&credential)
+        await #expect(throws: WebAuthnError(.malformedResponse)) {
+            try await results.finishAuthentication(.failure(WebAuthnError(.malformedResponse, "test")), session: session)
+        }
+        #expect(await fixture.store.takeCeremony(challenge: session, kind: .authentication) == nil)
+
+        let (signIn, next) = try await fixture.assertion(&credential)
+        try await results.finishAuthentication(.success(signIn), session: next)
+        await #expect(throws: CeremonyError(.challengeUnknown)) {
+            try await results.finishAuthentication(.success(signIn), session: next)
+        }
+    }
+}
