@@ -83,7 +83,7 @@ public func buildRouter(
     router.on(.healthz) { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
     router.on(.readyz) { _, context in
         do {
-            try await service.store.ping()
+            try await service.checkReadiness()
             return api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ready\"}".utf8))
         } catch {
             let failure = FailedRequest(readiness: error)
