@@ -38,6 +38,12 @@ public struct CeremonyService: Sendable {
         self.now = now
     }
 
+    /// Returns when the store answers now (readiness: `/readyz`).
+    /// - Throws: what the store's ping throws (``StoreError`` when it cannot be reached).
+    public func checkReadiness() async throws {
+        try await store.ping()
+    }
+
     /// Replaces the FIDO metadata index used by registrations that begin verifying from now on (a reloaded BLOB).
     public func replaceMetadata(_ metadata: MetadataIndex?) {
         current.withLock { $0.attestation.metadata = metadata }

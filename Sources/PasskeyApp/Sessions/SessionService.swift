@@ -78,6 +78,19 @@ public struct SessionService: Sendable {
             refreshExpiresAt: session.idleExpiresAt, now: time)
     }
 
+    /// Starts a session after a sign-in by `method` that has already committed (a passkey ceremony, an ID token):
+    /// ``start(user:origin:amr:authTime:credentialID:identityID:notAfter:)`` with the method's `amr`, its failure kept
+    /// as a value so the caller can record the sign-in before reporting it.
+    func start(
+        signedInWith method: SignInMethod, user: [UInt8], origin: SessionOrigin, credentialID: [UInt8]? = nil, identityID: [UInt8]? = nil
+    ) async -> Result<Issued, any Error> {
+        do {
+            return .success(try await start(user: user, origin: origin, amr: method.amr, credentialID: credentialID, identityID: identityID))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Signs an access token for a session.
     func issue(
         sessionID: [UInt8], user: [UInt8], amr: [String], authTime: Date, refreshToken: String, refreshExpiresAt: Date, now time: Date
@@ -163,7 +176,38 @@ public struct SessionService: Sendable {
         return (claims, session)
     }
 
+    /// The public keys of the access tokens as a JWK set (`/.well-known/jwks.json`), as of now.
+    public func jwks() async throws -> [UInt8] {
+        try await keys.current().jwks(at: now())
+    }
+
+    /// RFC 7662 introspection for a backend: the claims and the session of an access token whose session is active
+    /// now; nil for anything else. A refresh token is never introspected (it is the client's to present, not a
+    /// backend's to inspect), and any refusal (a bad token, an ended session, the store unreachable) is "not active".
+    public func introspect(_ token: String) async -> (claims: AccessTokenClaims, session: StoredSession)? {
+        if token.hasPrefix(OpaqueToken.refreshPrefix) { return nil }
+        guard let (claims, session) = try? await verify(accessToken: token, requireActiveSession: true), let session else { return nil }
+        return (claims, session)
+    }
+
     // MARK: handoff
+
+    /// A handoff code for the user of an access token whose session is active: the web view's session will carry
+    /// that session's sign-in (`amr`, `auth_time`) and end no later than it.
+    /// - Throws: ``SessionCore/SessionError`` (the token, its session, a malformed `codeChallenge`), ``StoreError``.
+    public func createHandoff(accessToken: String, codeChallenge: String?) async throws -> (code: String, expiresIn: Int) {
+        let (claims, session) = try await verify(accessToken: accessToken, requireActiveSession: true)
+        guard let session else { throw SessionError(.sessionRevoked, "no session") }
+        return try await createHandoff(
+            user: session.userHandle, sessionID: session.id, amr: claims.amr, authTime: Date(timeIntervalSince1970: Double(claims.authTime)),
+            codeChallenge: codeChallenge)
+    }
+
+    /// A handoff code for `user` on a backend's word (its API key): no session behind it, no `amr`, signed in now.
+    /// - Throws: ``SessionCore/SessionError`` (a malformed `codeChallenge`), ``StoreError`` (`user_unknown`).
+    public func createHandoff(forUser user: [UInt8], codeChallenge: String?) async throws -> (code: String, expiresIn: Int) {
+        try await createHandoff(user: user, sessionID: nil, amr: [], authTime: now(), codeChallenge: codeChallenge)
+    }
 
     /// A one-time code for a web view: `(code, expiresIn)`. Stored as a hash; never logged.
     public func createHandoff(user: [UInt8], sessionID: [UInt8]?, amr: [String], authTime: Date, codeChallenge: String?) async throws -> (code: String, expiresIn: Int) {

@@ -3,14 +3,13 @@ import Foundation
 import Hummingbird
 import IdentityCore
 import PasskeyStore
-import SessionCore
 import WebAuthnModel
 
 /// `POST /v1/idtoken/begin` and `/v1/idtoken/finish`: native sign-in with a provider's ID token, bound to a nonce
 /// passkeyd issued. Same access as the passkey ceremonies (the backend's API key).
-func addIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, service: IdentityService) {
-    api.route(router, .idTokenBegin) { _, body, _ in try await api.idTokenBegin(body, service: service) }
-    api.route(router, .idTokenFinish) { _, body, _ in try await api.idTokenFinish(body, service: service) }
+func addIdentityRoutes(to router: Router<PasskeyRequestContext>, api: API, signIn: IdentitySignIn) {
+    api.route(router, .idTokenBegin) { _, body, _ in try await api.idTokenBegin(body, service: signIn.identity) }
+    api.route(router, .idTokenFinish) { _, body, _ in try await api.idTokenFinish(body, signIn: signIn) }
 }
 
 
@@ -111,7 +110,7 @@ extension API {
             providerNonce: result.providerNonce, expiresAt: result.session.expiresAt))
     }
 
-    func idTokenFinish(_ body: [UInt8], service: IdentityService) async throws -> Response {
+    func idTokenFinish(_ body: [UInt8], signIn: IdentitySignIn) async throws -> Response {
         let members = try object(body)
         guard case .string(let sessionText)? = members["session"], case .string(let provider)? = members["provider"],
               case .string(let token)? = members["idToken"]
@@ -129,10 +128,10 @@ extension API {
         }
         let link = try Self.identityLink(members["user"])
         // Per provider and outcome (only configured names become labels).
-        let label = service.providers[provider] == nil ? "unknown" : provider
-        let result: IdentitySignInResult
+        let label = signIn.identity.providers[provider] == nil ? "unknown" : provider
+        let signedIn: IdentitySignIn.SignedIn
         do {
-            result = try await service.finish(
+            signedIn = try await signIn.finish(
                 sessionID: sessionID, provider: provider, token: Array(token.utf8), link: link, authorizationCode: authorizationCode,
                 audit: RequestScope.audit)
         } catch {
@@ -140,16 +139,13 @@ extension API {
             throw error
         }
         metrics.recordSignIn(provider: label, code: nil)
-        if result.createdUser { RequestScope.log(.userCreated, user: result.user.handle) }
-        if result.linkedIdentity { RequestScope.log(.identityLinked, user: result.user.handle, identity: result.identity.id) }
-        var session: SessionJSON?
-        if let sessions {
-            session = SessionJSON(try await sessions.start(
-                user: result.user.handle, origin: .idToken, amr: SignInMethod.idToken(provider: provider).amr, identityID: result.identity.id))
-        }
-        return try json(status: result.createdUser ? .created : .ok, IDTokenFinishJSON(
-            user: UserJSON(result.user), identity: IdentityJSON(result.identity), created: result.createdUser,
-            linked: result.linkedIdentity, session: session))
+        if signedIn.createdUser { RequestScope.log(.userCreated, user: signedIn.user.handle) }
+        if signedIn.linkedIdentity { RequestScope.log(.identityLinked, user: signedIn.user.handle, identity: signedIn.identity.id) }
+        // A session that failed to start fails the request, after the sign-in is counted and logged (it is stored).
+        let session = try signedIn.session().map(SessionJSON.init)
+        return try json(status: signedIn.createdUser ? .created : .ok, IDTokenFinishJSON(
+            user: UserJSON(signedIn.user), identity: IdentityJSON(signedIn.identity), created: signedIn.createdUser,
+            linked: signedIn.linkedIdentity, session: session))
     }
 
     /// `"user"`: absent (a new identity gets a new user named `provider:subject`), `{"name", "displayName"?}` (the

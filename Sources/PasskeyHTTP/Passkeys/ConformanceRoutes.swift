@@ -8,8 +8,9 @@ import PasskeyApp
 //   POST /assertion/options     ServerPublicKeyCredentialGetOptionsRequest → …Response (+ session cookie)
 //   POST /assertion/result      ServerPublicKeyCredential (ServerAuthenticatorAssertionResponse) → ServerResponse
 //
-// This file only translates shapes: every ceremony runs through CeremonyService and the engine, exactly as /v1 does,
-// under the same relying-party policies. Decisions (docs/fido-conformance.md):
+// This file only translates shapes: every ceremony runs through CeremonyService (results through ConformanceResults,
+// which ends their session) and the engine, exactly as /v1 does, under the same relying-party policies. Decisions
+// (docs/fido-conformance.md):
 //
 // - Correlation. The pending ceremony stays in the store keyed by its challenge, as for /v1. Options also set a
 //   session cookie (`passkeyd_attestation` on Path=/attestation, `passkeyd_assertion` on Path=/assertion; HttpOnly,
@@ -34,7 +35,6 @@ import PasskeyApp
 //   no user handle.
 // - API keys apply as on /v1 (`Authorization: Bearer`); the conformance tools send none, so run them against an
 //   instance without PASSKEYD_API_KEYS.
-import COSECrypto
 import Foundation
 import Hummingbird
 import NIOCore
@@ -74,6 +74,7 @@ struct ConformanceSession: Sendable {
 
 /// Registers the four endpoints of the conformance transport binding.
 func addConformanceRoutes(to router: Router<PasskeyRequestContext>, api: API) {
+    let results = ConformanceResults(ceremonies: api.service)
     router.on(.conformanceAttestationOptions) { request, context in
         await api.handleConformance(request, context, .conformanceAttestationOptions, ending: nil) { body in
             try await api.conformanceAttestationOptions(body)
@@ -81,7 +82,7 @@ func addConformanceRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     }
     router.on(.conformanceAttestationResult) { request, context in
         await api.handleConformance(request, context, .conformanceAttestationResult, ending: .attestation) { body in
-            try await api.conformanceResult(body, request: request, session: .attestation)
+            try await api.conformanceResult(body, request: request, session: .attestation, results: results)
         }
     }
     router.on(.conformanceAssertionOptions) { request, context in
@@ -91,7 +92,7 @@ func addConformanceRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     }
     router.on(.conformanceAssertionResult) { request, context in
         await api.handleConformance(request, context, .conformanceAssertionResult, ending: .assertion) { body in
-            try await api.conformanceResult(body, request: request, session: .assertion)
+            try await api.conformanceResult(body, request: request, session: .assertion, results: results)
         }
     }
 }
@@ -245,51 +246,38 @@ extension API {
     // MARK: results
 
     /// `ServerPublicKeyCredential` with a `ServerAuthenticatorAttestationResponse` or
-    /// `ServerAuthenticatorAssertionResponse`: checks the session, then finishes the ceremony through the service.
-    func conformanceResult(_ body: [UInt8], request: Request, session: ConformanceSession) async throws -> Response {
+    /// `ServerAuthenticatorAssertionResponse`: finishes the ceremony of the cookie's session (``ConformanceResults``:
+    /// the response must carry the session's challenge, and the session ends whatever the outcome).
+    func conformanceResult(
+        _ body: [UInt8], request: Request, session: ConformanceSession, results: ConformanceResults
+    ) async throws -> Response {
         guard let sessionChallenge = session.challenge(in: request) else { throw ConformanceSession.missing }
-        var consumed = false
-        do {
-            let credential = try Self.w3cCredential(try object(body))
-            switch session.kind {
-            case .registration:
-                let response: RegistrationResponseJSON
-                do {
-                    response = try RegistrationResponseJSON(json: credential)
+        switch session.kind {
+        case .registration:
+            let response = Result { () throws -> RegistrationResponseJSON in
+                let credential = try Self.w3cCredential(try object(body))
+                do throws(JSONShapeError) {
+                    return try RegistrationResponseJSON(json: credential)
                 } catch {
                     throw WebAuthnError(.malformedResponse, error.reason)
                 }
-                try Self.checkBinding(response.unverifiedChallenge, session: sessionChallenge)
-                consumed = true
-                let finished = try await service.finishRegistration(response, nickname: nil, audit: RequestScope.audit)
-                RequestScope.logRegistration(user: finished.user.handle, credential: finished.credential.id, createdUser: finished.createdUser)
-            case .authentication:
-                let response: UnverifiedAuthenticationResponse
+            }
+            let finished = try await results.finishRegistration(response, session: sessionChallenge, audit: RequestScope.audit)
+            RequestScope.logRegistration(user: finished.user.handle, credential: finished.credential.id, createdUser: finished.createdUser)
+        case .authentication:
+            let response = Result { () throws -> UnverifiedAuthenticationResponse in
+                let credential = try Self.w3cCredential(try object(body))
                 do {
-                    response = try UnverifiedAuthenticationResponse(AuthenticationResponseJSON(json: credential))
+                    return try UnverifiedAuthenticationResponse(AuthenticationResponseJSON(json: credential))
                 } catch let error as JSONShapeError {
                     throw WebAuthnError(.malformedResponse, error.reason)
                 }
-                try Self.checkBinding(response.challenge, session: sessionChallenge)
-                consumed = true
-                _ = try await service.finishAuthentication(response)
-            case .idToken, .appAttest:
-                preconditionFailure("conformance sessions are passkey ceremonies")
             }
-        } catch {
-            // Every result ends its session: a ceremony the service did not reach is consumed here.
-            if !consumed { _ = try? await service.store.takeCeremony(challenge: sessionChallenge, kind: session.kind) }
-            throw error
+            try await results.finishAuthentication(response, session: sessionChallenge)
+        case .idToken, .appAttest:
+            preconditionFailure("conformance sessions are passkey ceremonies")
         }
         return rawJSON(status: .ok, Self.conformanceOK)
-    }
-
-    /// The response's clientData challenge must be the session's.
-    static func checkBinding(_ challenge: [UInt8]?, session: [UInt8]) throws {
-        guard let challenge else { throw WebAuthnError(.malformedClientData, "no readable challenge") }
-        guard constantTimeEquals(challenge, session) else {
-            throw WebAuthnError(.challengeMismatch, "clientData challenge is not the one of this session's options")
-        }
     }
 
     /// The profile's `ServerPublicKeyCredential` as W3C JSON: `rawId` defaults to `id` (when `id` is a string), and

@@ -32,7 +32,8 @@ func addDemoRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     var open = api.configuration
     open.apiKeys = []  // the browser has no API key; the demo checks its own session cookie
     let api = API(service: api.service, configuration: open)
-    let demo = DemoAPI(api: api, sessions: DemoSessions(relyingParty: api.service.relyingParty, now: api.service.now))
+    let demo = DemoAPI(
+        api: api, signIn: DemoSignIn(ceremonies: api.service), sessions: DemoSessions(relyingParty: api.service.relyingParty, now: api.service.now))
 
     for file in DemoFiles.all {
         let route = file.name == "index.html" ? "/demo" : "/demo/\(file.name)"
@@ -123,6 +124,8 @@ struct DemoSessions: Sendable {
 /// The demo's operations: the /v1 ceremonies plus the session.
 struct DemoAPI: Sendable {
     let api: API
+    /// The finishes and whom the page's session names after them.
+    let signIn: DemoSignIn
     let sessions: DemoSessions
     var service: CeremonyService { api.service }
 
@@ -149,28 +152,20 @@ struct DemoAPI: Sendable {
 
     /// The /v1 finish; signs in when the registration created the account or added to the signed-in one.
     func registrationFinish(_ request: Request, _ body: [UInt8]) async throws -> Response {
-        var response = try await api.registrationFinish(body)
-        if let (handle, count) = try await owner(ofCredentialIn: body) {
-            let isNewAccount = count == 1
-            if isNewAccount || sessions.user(request) == handle { response.setCookie(sessions.issue(handle)) }
-        }
-        return response
+        let (response, nickname) = try api.registrationFinishRequest(body)
+        let finished = try await signIn.finishRegistration(
+            response, nickname: nickname, audit: RequestScope.audit, signedIn: sessions.user(request))
+        var reply = try api.registrationAnswer(finished.ceremony)
+        if let handle = try finished.signedInUser() { reply.setCookie(sessions.issue(handle)) }
+        return reply
     }
 
     /// The /v1 finish; a verified assertion signs its credential's owner in.
     func authenticationFinish(_ body: [UInt8]) async throws -> Response {
-        var response = try await api.authenticationFinish(body)
-        if let (handle, _) = try await owner(ofCredentialIn: body) { response.setCookie(sessions.issue(handle)) }
-        return response
-    }
-
-    /// The owner of the (just verified) credential whose id is `credential.id` in `body`, and how many credentials
-    /// they hold.
-    private func owner(ofCredentialIn body: [UInt8]) async throws -> (handle: [UInt8], credentialCount: Int)? {
-        guard case .object(let credential)? = try api.object(body)["credential"], case .string(let text)? = credential["id"],
-            let id = Base64URL.decode(text)
-        else { return nil }
-        return try await service.owner(ofCredential: id)
+        let finished = try await signIn.finishAuthentication(try api.authenticationFinishRequest(body))
+        var reply = try api.authenticationAnswer(finished.ceremony)
+        if let handle = try finished.signedInUser() { reply.setCookie(sessions.issue(handle)) }
+        return reply
     }
 
     func session(_ request: Request) async throws -> Response {

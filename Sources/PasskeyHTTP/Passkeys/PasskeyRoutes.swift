@@ -6,7 +6,6 @@ import Logging
 import Metrics
 import NIOCore
 import PasskeyStore
-import SessionCore
 import WebAuthnCore
 import WebAuthnModel
 
@@ -135,6 +134,14 @@ extension API {
     /// A registration finish; with `forUser` (the self-service API), only of a ceremony begun for that user (any other
     /// challenge is `challenge_unknown_or_expired`, and still consumed), and no new session (the person is signed in).
     func registrationFinish(_ body: [UInt8], forUser requiredUser: [UInt8]? = nil) async throws -> Response {
+        let (response, nickname) = try registrationFinishRequest(body)
+        let registered = try await signIn.finishRegistration(
+            response, nickname: nickname, audit: RequestScope.audit, requiredUser: requiredUser)
+        return try registrationAnswer(registered)
+    }
+
+    /// A registration finish's body: `{"credential", "nickname"?}`.
+    func registrationFinishRequest(_ body: [UInt8]) throws -> (response: RegistrationResponseJSON, nickname: String?) {
         let members = try object(body)
         guard let credentialValue = members["credential"] else { throw APIError.malformedJSON }
         let response: RegistrationResponseJSON
@@ -143,26 +150,23 @@ extension API {
         } catch {
             throw WebAuthnError(.malformedResponse, error.reason)
         }
-        let nickname: String?
         switch members["nickname"] {
-        case nil, .null?: nickname = nil
-        case .string(let value)? where API.isText(value): nickname = value
+        case nil, .null?: return (response, nil)
+        case .string(let value)? where API.isText(value): return (response, value)
         default: throw APIError(status: 400, code: "malformed_json", message: "nickname must be a string of at most 256 characters, without U+0000.")
         }
-        let (user, credential, verified, createdUser) = try await service.finishRegistration(
-            response, nickname: nickname, audit: RequestScope.audit, requiredUser: requiredUser)
-        RequestScope.logRegistration(user: user.handle, credential: credential.id, createdUser: createdUser)
+    }
+
+    /// 201 `{"user", "credential", "session"?}` for a finished registration, after its audit lines and, for an
+    /// automatic upgrade, the `registered` count; a session that failed to start is thrown here, once those are recorded.
+    func registrationAnswer(_ registered: PasskeySignIn.Registered) throws -> Response {
+        let (user, credential, verified) = (registered.user, registered.credential, registered.verified)
+        RequestScope.logRegistration(user: user.handle, credential: credential.id, createdUser: registered.createdUser)
         if verified.mediation == .conditional { metrics.recordUpgrade("registered") }
-        var session: SessionService.Issued?
-        // No session for an automatic upgrade (created without a gesture: no sign-in happened here; the person is
-        // signed in by the method that preceded it) nor through /v1/me (already signed in).
-        if let sessions, sessions.issueOnRegistration, requiredUser == nil, verified.mediation != .conditional {
-            session = try await sessions.start(
-                user: user.handle, origin: .registration,
-                amr: SignInMethod.passkey(userVerified: credential.record.uvInitialized, backupEligible: credential.record.backupEligible).amr,
-                credentialID: credential.record.id)
-        }
-        let result = RegistrationResult(user: UserJSON(user), credential: CredentialJSON(credential, verified: verified, provider: service.provider(for: credential)), session: session.map(SessionJSON.init))
+        let session = try registered.session()
+        let result = RegistrationResult(
+            user: UserJSON(user), credential: CredentialJSON(credential, verified: verified, provider: service.provider(for: credential)),
+            session: session.map(SessionJSON.init))
         return rawJSON(status: .created, result.jsonBytes)
     }
 
@@ -194,7 +198,13 @@ extension API {
     }
 
     func authenticationFinish(_ body: [UInt8]) async throws -> Response {
-        let response = try body.withUnsafeBufferPointer { input throws -> UnverifiedAuthenticationResponse in
+        let signedIn = try await signIn.finishAuthentication(try authenticationFinishRequest(body))
+        return try authenticationAnswer(signedIn)
+    }
+
+    /// An authentication finish's body: `{"credential"}`, read in place on the hot path.
+    func authenticationFinishRequest(_ body: [UInt8]) throws -> UnverifiedAuthenticationResponse {
+        try body.withUnsafeBufferPointer { input throws -> UnverifiedAuthenticationResponse in
             // Hot path: find the credential object without building the body's tree, then read it in place.
             if let object = try? JSONRawObject.parse(input), case .object(let credential)? = object.member("credential", in: input) {
                 return try UnverifiedAuthenticationResponse(jsonBytes: UnsafeBufferPointer(rebasing: input[credential.range]))
@@ -208,19 +218,18 @@ extension API {
                 throw WebAuthnError(.malformedResponse, error.reason)
             }
         }
-        let (user, credential, verified, userCredentialIDs, establishedUpgradeUV) = try await service.finishAuthentication(response)
-        if establishedUpgradeUV { metrics.recordUpgrade("uv_established") }
-        var session: SessionService.Issued?
-        if let sessions, let user {
-            session = try await sessions.start(
-                user: user.handle, origin: .passkey,
-                amr: SignInMethod.passkey(userVerified: verified.userVerified, backupEligible: credential.record.backupEligible).amr,
-                credentialID: credential.record.id)
-        }
+    }
+
+    /// 200 `{"user", "credential", "userVerified", "signCountStatus", "session"?, "signal"}` for a finished sign-in,
+    /// after the `uv_established` count of an upgraded passkey; a session that failed to start is thrown here.
+    func authenticationAnswer(_ signedIn: PasskeySignIn.Authenticated) throws -> Response {
+        if signedIn.establishedUpgradeUV { metrics.recordUpgrade("uv_established") }
+        let session = try signedIn.session()
+        let (user, credential, verified) = (signedIn.user, signedIn.credential, signedIn.verified)
         let result = AuthenticationResult(
             user: user.map(UserJSON.init), credential: CredentialJSON(credential, verified: nil, provider: service.provider(for: credential)),
             userVerified: verified.userVerified, signCountStatus: verified.signCountStatus.rawValue, session: session.map(SessionJSON.init),
-            signal: user.map { AcceptedCredentialsSignal(rpID: service.relyingParty.id, user: $0, credentialIDs: userCredentialIDs) })
+            signal: user.map { AcceptedCredentialsSignal(rpID: service.relyingParty.id, user: $0, credentialIDs: signedIn.userCredentialIDs) })
         return rawJSON(status: .ok, result.jsonBytes)
     }
 }

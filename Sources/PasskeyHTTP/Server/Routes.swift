@@ -83,7 +83,7 @@ public func buildRouter(
     router.on(.healthz) { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
     router.on(.readyz) { _, context in
         do {
-            try await service.store.ping()
+            try await service.checkReadiness()
             return api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ready\"}".utf8))
         } catch {
             let failure = FailedRequest(readiness: error)
@@ -93,7 +93,7 @@ public func buildRouter(
         }
     }
     addPasskeyRoutes(to: router, api: api)
-    if let identity { addIdentityRoutes(to: router, api: api, service: identity) }
+    if let identity { addIdentityRoutes(to: router, api: api, signIn: IdentitySignIn(identity: identity, sessions: sessions)) }
     if let sessions {
         addSessionRoutes(to: router, api: api, service: sessions)
         addSelfServiceRoutes(to: router, api: api, sessions: sessions)
@@ -119,6 +119,8 @@ struct API: Sendable {
     let identity: IdentityService?
     /// Sessions after sign-in; nil when off (`PASSKEYD_SESSIONS`): no session in sign-in answers, no session routes.
     let sessions: SessionService?
+    /// The passkey finishes with the session each starts (``PasskeySignIn``, over ``service`` and ``sessions``).
+    let signIn: PasskeySignIn
     let configuration: HTTPConfiguration
     /// SHA-256 of each API key, compared in constant time.
     let keyDigests: [[UInt8]]
@@ -134,6 +136,7 @@ struct API: Sendable {
         self.service = service
         self.identity = identity
         self.sessions = sessions
+        self.signIn = PasskeySignIn(ceremonies: service, sessions: sessions)
         self.configuration = configuration
         self.keyDigests = configuration.apiKeys.map { Digest.sha256(Array($0.utf8)) }
         self.adminKeyDigests = configuration.adminKeys.map { Digest.sha256(Array($0.utf8)) }

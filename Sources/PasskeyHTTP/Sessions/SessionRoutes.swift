@@ -1,5 +1,4 @@
 import PasskeyApp
-import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -17,7 +16,7 @@ import WebAuthnModel
 ///     POST /v1/handoff/exchange         {"code", "codeVerifier"?, "cookie"?} → a new session (public)
 func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, service: SessionService) {
     api.route(router, .sessionJWKS) { _, _, _ in
-        let bytes = try await service.keys.current().jwks(at: service.now())
+        let bytes = try await service.jwks()
         return Response(
             status: .ok,
             headers: [.contentType: "application/jwk-set+json", .cacheControl: "public, max-age=\(SessionKeys.jwksMaxAge)"],
@@ -56,7 +55,7 @@ func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, servic
         guard case .string(let token)? = try api.object(body)["token"] else {
             throw APIError(status: 400, code: "malformed_json", message: "token is required.")
         }
-        return api.rawJSON(status: .ok, try await api.introspect(token, service: service))
+        return api.rawJSON(status: .ok, API.introspection(await service.introspect(token)))
     }
     api.route(router, .handoffCreate) { request, body, _ in try await api.handoff(body, request: request, service: service) }
     api.route(router, .handoffExchange) { _, body, _ in
@@ -124,13 +123,10 @@ extension API {
     }
 
     /// RFC 7662: `{"active": false}` for anything not active; for an access token whose session is active, its claims.
-    func introspect(_ token: String, service: SessionService) async throws -> [UInt8] {
+    static func introspection(_ active: (claims: AccessTokenClaims, session: StoredSession)?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
-        if token.hasPrefix(OpaqueToken.refreshPrefix) {
-            // Refresh tokens are never introspected: they are the client's to present, not a backend's to inspect.
-            writer.key("active"); writer.bool(false)
-        } else if let (claims, session) = try? await service.verify(accessToken: token, requireActiveSession: true), let session {
+        if let (claims, session) = active {
             writer.key("active"); writer.bool(true)
             writer.key("amr"); writer.beginArray(); for value in claims.amr { writer.string(value) }; writer.endArray()
             writer.key("aud"); writer.beginArray(); for value in claims.audiences { writer.string(value) }; writer.endArray()
@@ -172,16 +168,12 @@ extension API {
             guard let handle = Base64URL.decode(userText), (1...64).contains(handle.count) else {
                 throw APIError(status: 400, code: "malformed_json", message: "userId must be a user id (base64url).")
             }
-            result = try await service.createHandoff(user: handle, sessionID: nil, amr: [], authTime: service.now(), codeChallenge: challenge)
+            result = try await service.createHandoff(forUser: handle, codeChallenge: challenge)
         case nil, .null?:
             guard let bearer = Self.bearer(request) else {
                 throw APIError(status: 401, code: "unauthorized", message: "A Bearer access token (or the API key with userId) is required.")
             }
-            let (claims, session) = try await service.verify(accessToken: bearer, requireActiveSession: true)
-            guard let session else { throw SessionError(.sessionRevoked, "no session") }
-            result = try await service.createHandoff(
-                user: session.userHandle, sessionID: session.id, amr: claims.amr, authTime: Date(timeIntervalSince1970: Double(claims.authTime)),
-                codeChallenge: challenge)
+            result = try await service.createHandoff(accessToken: bearer, codeChallenge: challenge)
         default:
             throw APIError(status: 400, code: "malformed_json", message: "userId must be a string.")
         }
