@@ -13,7 +13,7 @@ struct IdentitySignInTests {
     /// An ID-token sign-in over `fixture`'s store and `sessions`.
     static func signIn(_ fixture: PasskeyUseCaseFixture, sessions: SessionService?) -> IdentitySignIn {
         let clock = fixture.clock
-        let identity = IdentityService(providers: idp.providers(), ceremonies: fixture.store, identities: fixture.store, now: { clock.now })
+        let identity = IdentityService(providers: [TestIDP.apple, TestIDP.line].map { IdentityProvider(profile: $0, keys: StaticKeySource(idp.keys)) }, ceremonies: fixture.store, identities: fixture.store, now: { clock.now })
         return IdentitySignIn(identity: identity, sessions: sessions)
     }
 

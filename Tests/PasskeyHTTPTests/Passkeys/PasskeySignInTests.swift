@@ -23,6 +23,14 @@ struct PasskeyUseCaseFixture {
         ceremonies = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
     }
 
+    /// The session policy of these unit tests (an hour idle, two in all).
+    static let sessionPolicy: SessionPolicy = {
+        var policy = SessionPolicy(issuer: "https://http.passkeyd.test", audiences: ["https://api.example"])
+        policy.refreshIdleLifetime = 3600
+        policy.refreshAbsoluteLifetime = 7200
+        return policy
+    }()
+
     /// Sessions over the same store; `signingKeys: false` leaves them without a signing key (every start fails).
     func sessions(issueOnRegistration: Bool = false, signingKeys: Bool = true) -> SessionService {
         let clock = self.clock
@@ -30,8 +38,8 @@ struct PasskeyUseCaseFixture {
         logger.logLevel = .critical
         let source: SessionKeySource = signingKeys
             ? .database(keyEncryptionKey: SecureRandom.bytes(count: 32), rotationInterval: 86_400) : .files([])
-        let keys = SessionKeys(source: source, store: store, policy: SessionHarness.policy, logger: logger, now: { clock.now })
-        var sessions = SessionService(policy: SessionHarness.policy, store: store, keys: keys, logger: logger, now: { clock.now })
+        let keys = SessionKeys(source: source, store: store, policy: PasskeyUseCaseFixture.sessionPolicy, logger: logger, now: { clock.now })
+        var sessions = SessionService(policy: PasskeyUseCaseFixture.sessionPolicy, store: store, keys: keys, logger: logger, now: { clock.now })
         sessions.issueOnRegistration = issueOnRegistration
         return sessions
     }

@@ -40,7 +40,7 @@ struct SessionUseCaseTests {
         let parent = try #require(await fixture.store.sessions(ofUser: user).first)
 
         let byToken = try await sessions.createHandoff(accessToken: issued.accessToken, codeChallenge: nil)
-        #expect(byToken.expiresIn == Int(SessionHarness.policy.handoffLifetime))
+        #expect(byToken.expiresIn == Int(PasskeyUseCaseFixture.sessionPolicy.handoffLifetime))
         let web = try await sessions.exchange(code: byToken.code, verifier: nil)
         let child = try #require(await fixture.store.sessions(ofUser: user).first { $0.id == web.sessionID })
         #expect(child.origin == .handoff && child.amr == parent.amr)
