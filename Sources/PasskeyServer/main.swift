@@ -5,8 +5,8 @@
 //   passkeyd rotate-session-key
 //                      add a new access-token signing key now (sessions on, database keys) and exit
 //
-// Configuration comes from the environment (see docs/configuration.md; parsed and validated by
-// PasskeyServerSupport.Settings). Logs are JSON Lines on stderr.
+// Configuration comes from the environment (see docs/configuration.md; declared, parsed and validated by
+// PasskeySettings). Logs are JSON Lines on stderr.
 import PasskeyApp
 import AsyncHTTPClient
 import COSECrypto
@@ -255,7 +255,7 @@ do {
     let app = Application(
         router: buildRouter(
             service: service, identity: identity, sessions: sessions, appStore: appStore, appAttest: appAttest, configuration: http),
-        server: settings.serverLimits.server,
+        server: settings.httpServerLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are

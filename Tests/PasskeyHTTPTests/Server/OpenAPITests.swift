@@ -346,7 +346,7 @@ struct OpenAPIHarness {
             demoPage: true,
             wellKnown: WellKnownDocuments(
                 appleAppIDs: [Self.appAttestAppID],
-                androidApps: [AndroidApp(packageName: "com.example.openapi", fingerprints: [Array(repeating: 0x5A, count: 32)])!],
+                androidApps: [AndroidApp(packageName: "com.example.openapi", fingerprints: [Array(repeating: 0x5A, count: 32)])],
                 relatedOrigins: ["https://openapi.passkeyd.example"]))
         let identity = IdentityService(
             providers: [IdentityProvider(profile: .apple(audiences: ["com.example.app"]), keys: StaticKeySource(TestIDP.shared.keys))],
