@@ -20,7 +20,7 @@ extension ConfigVariable {
             + "`, converted with `openssl x509 -inform der`); another root is a start-up warning")
     public static let appStoreEnvironments = ConfigVariable(
         "PASSKEYD_APPSTORE_ENVIRONMENTS", .appStore,
-        .list(Reader.alternatives(AppStoreEnvironment.allCases.filter(\.isAppleSigned).map { "`\($0.rawValue)`" })),
+        .list("environments: " + AppStoreEnvironment.allCases.filter(\.isAppleSigned).map { "`\($0.rawValue)`" }.joined(separator: ", ")),
         default: .value(AppStoreEnvironment.production.rawValue),
         "the environments whose data is accepted (App Review and TestFlight buy in Sandbox)")
     public static let appStoreAppAppleID = ConfigVariable(

@@ -96,7 +96,7 @@ extension ConfigVariable {
         switch form {
         case .integer(let range, let unit):
             var text = "\(range.lowerBound)–\(range.upperBound)" + (unit == .none ? "" : " \(unit.rawValue)")
-            if unit == .seconds, let upper = Self.days(range.upperBound) {
+            if unit == .seconds, let upper = Self.days(range.upperBound), upper > 1 {
                 text += Self.days(range.lowerBound).map { " (\($0)–\(upper) days)" } ?? " (up to \(upper) days)"
             }
             return text

@@ -88,6 +88,6 @@ extension ConfigVariable {
         "PASSKEYD_FIDO_CONFORMANCE", .attestation, .onOff, default: .value("off"),
         "`on` serves the FIDO conformance transport binding ([FIDO conformance](fido-conformance.md))")
     public static let unsafePolicies = ConfigVariable(
-        "PASSKEYD_UNSAFE_POLICIES", .attestation, .list(Reader.alternatives(Settings.unsafePolicies.map { "`\($0.name)`" })),
+        "PASSKEYD_UNSAFE_POLICIES", .attestation, .list("policy names: " + Settings.unsafePolicies.map { "`\($0.name)`" }.joined(separator: ", ")),
         default: .unset("none"), "named relaxations of W3C, each warned about at start")
 }
