@@ -178,19 +178,22 @@ let package = Package(
         .target(
             name: "PasskeyServerSupport",
             dependencies: [
-                "PasskeySettings", "PasskeyHTTP", "LibPQ", "WebAuthnModel",
+                "PasskeySettings", "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "IdentityCore",
+                "WebAuthnModel", "ProviderKeys",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport", "PasskeyMetadata", "IdentityCore", "ProviderKeys", "SessionCore", "AppleSignedData",
-                "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "PasskeyServerSupport", "IdentityCore", "SessionCore",
+                "PasskeyApp", "PasskeyHTTP", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -243,7 +246,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyLoadGen",
             dependencies: [
-                "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec", "PasskeyServerSupport",
+                "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto", "CBORCodec",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

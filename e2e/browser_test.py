@@ -11,6 +11,10 @@ Environment (set by scripts/test/e2e.sh):
   PASSKEYD_E2E_ADMIN_KEY  the admin key of both servers (the tests read the database through the admin API)
   PASSKEYD_E2E_ARTIFACTS  where screenshots go (default var/artifacts)
 
+The page runs on passkeyd's browser helper (/demo/passkeyd-browser.js: the TypeScript client's clients/typescript/
+src/browser.ts, compiled): the tests drive it through Chromium's native JSON helpers (parseCreationOptionsFromJSON,
+parseRequestOptionsFromJSON, toJSON) and, with those deleted before the page loads, through its base64url fallback.
+
 The tests run in file order and share one browser tab and one user: each scenario starts where the previous one
 left the page. Chromium answers a conditional (autofill) request at once from a virtual authenticator with automatic
 presence; to test the modal sign-ins, presence is switched off while the page is signed out (its autofill request
@@ -149,17 +153,60 @@ def type_into(browser, element_id, text):
 def sign_out_quietly(browser, authenticator):
     """Signs out with the authenticator's presence off, so the page's autofill request stays unanswered."""
     presence(browser, authenticator, False)
+    # The autofill state of an earlier request ("ended (NotAllowedError)") must not pass for this one's: without
+    # this, presence could come back on before the new request is made, and Chromium would answer it at once.
+    browser.execute_script('document.getElementById("autofill").textContent = "signing out"')
     click(browser, "signout")
     wait_status(browser, r"^Signed out\.$")
     assert browser.find_element(By.ID, "signed-out").is_displayed()
-    # The autofill request is made (and waits, or ends at once when the authenticator has no discoverable passkey),
-    # or not (Chromium offers conditional UI only with a platform authenticator).
+    wait_autofill(browser)
+    presence(browser, authenticator, True)
+
+
+def wait_autofill(browser):
+    """Waits until the signed-out page's autofill request is made (and waits, or ends at once when the authenticator
+    has no discoverable passkey), or not (Chromium offers conditional UI only with a platform authenticator)."""
     try:
         WebDriverWait(browser, 10).until(lambda b: re.match(r"waiting|ended|not available", b.find_element(By.ID, "autofill").text))
     except TimeoutException:
         save_failure_screenshot(browser)
         raise AssertionError(f"autofill: {browser.find_element(By.ID, 'autofill').text!r}, status {status_text(browser)!r}") from None
-    presence(browser, authenticator, True)
+
+
+# The WebAuthn Level 3 JSON helpers the page's helper (/demo/passkeyd-browser.js, clients/typescript/src/browser.ts)
+# uses where the browser has them, with its base64url fallback where it does not.
+NATIVE_JSON = ["parseCreationOptionsFromJSON", "parseRequestOptionsFromJSON", "toJSON"]
+
+
+def spy_on_native_json(browser):
+    """Records the page's calls of the native JSON helpers from now on in window.__native (and still makes them;
+    wrapped once per page)."""
+    browser.execute_script("""
+        window.__native = [];
+        if (window.__nativeSpied) return;
+        window.__nativeSpied = true;
+        for (const [owner, name] of [[PublicKeyCredential, "parseCreationOptionsFromJSON"],
+                                     [PublicKeyCredential, "parseRequestOptionsFromJSON"],
+                                     [PublicKeyCredential.prototype, "toJSON"]]) {
+            const original = owner[name];
+            owner[name] = function (...args) {
+                window.__native.push(name);
+                return original.apply(this, args);
+            };
+        }
+    """)
+
+
+def native_json_calls(browser):
+    return browser.execute_script("return window.__native || []")
+
+
+def without_native_json(browser):
+    """From the next page load on, this tab's PublicKeyCredential lacks the JSON helpers (deleted before any script
+    runs, as in a browser without them). Returns the script's identifier (Page.removeScriptToEvaluateOnNewDocument)."""
+    source = "\n".join([f"delete PublicKeyCredential.{name};" for name in NATIVE_JSON[:2]]
+                       + ["delete PublicKeyCredential.prototype.toJSON;"])
+    return browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})["identifier"]
 
 
 SIGNALS = ["signalUnknownCredential", "signalAllAcceptedCredentials", "signalCurrentUserDetails"]
@@ -197,11 +244,21 @@ def test_register_with_a_platform_authenticator(driver):
     assert status_text(driver) == "Signed out."
     assert driver.find_element(By.ID, "helpers").text.startswith("native")
     assert driver.find_element(By.ID, "username").get_attribute("autocomplete") == "username webauthn"
+    # The page runs on the TypeScript client's browser helper, served next to it.
+    exported = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/demo/passkeyd-browser.js").then((m) => done(Object.keys(m).sort()), (e) => done(String(e)));
+    """)
+    assert {"createPasskey", "getPasskey", "signalAcceptedCredentials", "signalFromError"} <= set(exported), exported
 
+    wait_autofill(driver)  # its request options parsed before the spy
+    spy_on_native_json(driver)
     type_into(driver, "reg-name", NAME)
     type_into(driver, "reg-nickname", "laptop")
     click(driver, "register")
     wait_status(driver, rf"^Registered a passkey for {NAME}\. Signed in as {NAME}\.$")
+    # This Chromium has the native JSON helpers, and the helper used them.
+    assert native_json_calls(driver) == ["parseCreationOptionsFromJSON", "toJSON"]
     assert driver.find_element(By.ID, "who").text == NAME
     assert len(rows(driver)) == 1 and "laptop" in rows(driver)[0].text
 
@@ -220,9 +277,11 @@ def test_register_with_a_platform_authenticator(driver):
 def test_sign_in_with_a_user_name(driver):
     before = stored_user(NAME)[1][0]
     sign_out_quietly(driver, STATE["internal"])
+    spy_on_native_json(driver)
     type_into(driver, "username", NAME)
     click(driver, "signin")
     wait_status(driver, rf"^Signed in as {NAME} \(username\)\.$")
+    assert native_json_calls(driver) == ["parseRequestOptionsFromJSON", "toJSON"]
     after = stored_user(NAME)[1][0]
     assert after["lastUsedAt"] is not None and after["signCount"] > before["signCount"]
 
@@ -261,7 +320,25 @@ def test_second_credential_on_a_security_key_with_the_base64url_fallback(driver)
     usb = add_authenticator(driver, transport="usb")  # ctap2 roaming key with resident keys and a PIN
     STATE["usb"] = usb
 
+    # ?fallback=1 makes the page ask the helper for its fallback although this Chromium has the native helpers.
     open_page(driver, query="?fallback=1")
+    assert driver.find_element(By.ID, "helpers").text == "base64url fallback"
+    assert driver.execute_script("return typeof PublicKeyCredential.parseCreationOptionsFromJSON") == "function"
+    # A browser without them: deleted before the page's scripts run; the helper finds them missing and falls back.
+    script = without_native_json(driver)
+    try:
+        register_and_sign_in_without_native_json(driver, usb)
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+
+
+def register_and_sign_in_without_native_json(driver, usb):
+    """The second passkey, on the security key, and a sign-in with it, in a tab whose PublicKeyCredential lacks
+    the JSON helpers (the helper's base64url fallback both ways)."""
+    open_page(driver)
+    assert driver.execute_script("""
+        return [typeof PublicKeyCredential.parseCreationOptionsFromJSON, typeof PublicKeyCredential.parseRequestOptionsFromJSON,
+                typeof PublicKeyCredential.prototype.toJSON]""") == ["undefined"] * 3
     assert driver.find_element(By.ID, "helpers").text == "base64url fallback"
     assert status_text(driver) == f"Signed in as {NAME}."
     type_into(driver, "add-nickname", "security key")
@@ -281,12 +358,13 @@ def test_second_credential_on_a_security_key_with_the_base64url_fallback(driver)
     path = os.path.join(ARTIFACTS, "demo-signed-in.png")
     assert driver.save_screenshot(path) and os.path.getsize(path) > 10_000
 
-    # The security key signs in by name too (the fallback's request path).
+    # The security key signs in by name too (the fallback's request path), still without the native helpers.
     sign_out_quietly(driver, usb)
     type_into(driver, "username", NAME)
     click(driver, "signin")
     wait_status(driver, rf"^Signed in as {NAME} \(username\)\.$")
     assert next(c for c in stored_user(NAME)[1] if c["id"] == STATE["second"])["lastUsedAt"] is not None
+    assert driver.execute_script("return typeof PublicKeyCredential.prototype.toJSON") == "undefined"
 
 
 def test_list_and_delete_a_passkey(driver):

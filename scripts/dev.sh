@@ -7,8 +7,9 @@
 #                         scripts/lib/stages.sh): the Debian packages (browser_test_packages too), a throwaway
 #                         PostgreSQL, the debug build and `swift test`, then release builds and, against them, the
 #                         docs walkthroughs (scripts/test/*-smoke.sh), the browser tests of the demo page in
-#                         headless Chromium (scripts/test/e2e.sh), the API contract test, the Python client, SIGTERM
-#                         under load, a primary/standby failover, a bounded begin flood, and each fuzz target for 10 s.
+#                         headless Chromium (scripts/test/e2e.sh), the API contract test, the Python and TypeScript
+#                         clients, SIGTERM under load, a primary/standby failover, a bounded begin flood, and each
+#                         fuzz target for 10 s.
 #                         With no argument every stage (CI); STAGE… just those; --from STAGE from there on; --list
 #                         prints the stages
 #   scripts/dev.sh bench  release build of the engine benchmark, then run it
@@ -27,8 +28,11 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl jq)
 # Only for the test command: the browser tests (e2e/browser_test.py) and the independent JWT verifier (e2e/verify_jwt.py).
-# python3-venv for the API contract test's schemathesis (PyPI, into var/contract-venv).
-browser_test_packages=(chromium chromium-driver python3-selenium python3-pytest python3-jwt python3-cryptography python3-venv)
+# python3-venv for the API contract test's schemathesis (PyPI, into var/contract-venv). nodejs and node-typescript (tsc
+# 4.8) for the TypeScript client (scripts/test/typescript-client-test.sh): node-typescript depends on nodejs:any, so a
+# nodejs already installed from elsewhere (Node 20 from NodeSource, say) is kept; otherwise Debian's (Node 18) comes.
+browser_test_packages=(chromium chromium-driver python3-selenium python3-pytest python3-jwt python3-cryptography python3-venv
+    nodejs node-typescript)
 
 install_missing() {  # install_missing [EXTRA_PACKAGE…]: debian_packages and these, where missing
     local missing=()

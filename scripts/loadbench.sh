@@ -38,8 +38,9 @@
 # database passkeyd_loadbench (with --million also passkeyd_loadbench_million; dev data in database "passkeyd" is never
 # touched), build passkeyd and passkeyd-loadgen in release mode, migrate, start passkeyd on a free loopback port (with
 # --million a second one on the second database; log level warning, metrics on,
-# challenge TTL 3600 s so pre-signed ceremonies outlive long runs), run the load generator, stop passkeyd, and stop
-# PostgreSQL if this script started it.
+# challenge TTL 3600 s so pre-signed ceremonies outlive long runs), run the load generator (given the same RP id,
+# origin and challenge TTL: rp_id, origin and challenge_ttl below are the one place they are set), stop passkeyd, and
+# stop PostgreSQL if this script started it.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -125,8 +126,11 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
-export PASSKEYD_LOG_LEVEL=warning PASSKEYD_METRICS=on PASSKEYD_CHALLENGE_TTL=3600 PASSKEYD_MIGRATIONS="$repo/Migrations"
-export PASSKEYD_ORIGINS="http://localhost:8080" PASSKEYD_RP_ID=localhost
+# The relying party: passkeyd gets it through its environment, the load generator as --rp-id, --origin and
+# --challenge-ttl (it seeds credentials for this RP id, claims this origin and pre-signs ceremonies that live as long).
+rp_id=localhost origin="http://localhost:8080" challenge_ttl=3600
+export PASSKEYD_LOG_LEVEL=warning PASSKEYD_METRICS=on PASSKEYD_CHALLENGE_TTL="$challenge_ttl" PASSKEYD_MIGRATIONS="$repo/Migrations"
+export PASSKEYD_ORIGINS="$origin" PASSKEYD_RP_ID="$rp_id"
 unset PASSKEYD_API_KEYS PASSKEYD_ADMIN_KEYS PASSKEYD_CONFIG_FILE
 
 # (Re)creates and migrates a database: passkeyd_loadbench, or the one named by $1 (migrated by the binary $2).
@@ -212,8 +216,9 @@ PY
     echo
 } >"$out"
 
-loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --postgres-pid "$pg_pid" --concurrency "$concurrency" --seconds "$seconds"
-    --presigned "$presigned" --warmup "$warmup" --work-dir "$work" --out "$out")
+loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --rp-id "$rp_id" --origin "$origin" --challenge-ttl "$challenge_ttl"
+    --postgres-pid "$pg_pid" --concurrency "$concurrency" --seconds "$seconds" --presigned "$presigned" --warmup "$warmup"
+    --work-dir "$work" --out "$out")
 
 fresh_database
 compare_args=()

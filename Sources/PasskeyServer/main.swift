@@ -8,12 +8,10 @@
 //                      print the reference of every variable (docs/configuration.md's tables with --markdown) and exit
 //
 // Configuration comes from the environment (see docs/configuration.md; declared, parsed and validated by
-// PasskeySettings). Logs are JSON Lines on stderr.
+// PasskeySettings) and wired by PasskeyServerSupport.buildApplication. Logs are JSON Lines on stderr.
 import PasskeyApp
-import AsyncHTTPClient
 import COSECrypto
 import Foundation
-import Hummingbird
 import IdentityCore
 import LibPQ
 import Logging
@@ -21,12 +19,9 @@ import Metrics
 import NIOCore
 import NIOPosix
 import PasskeyHTTP
-import PasskeyMetadata
 import PasskeyServerSupport
-import PasskeyStore
 import PasskeyStorePostgres
 import Prometheus
-import ProviderKeys
 import ServiceLifecycle
 import SessionCore
 import UnixSignals
@@ -85,162 +80,38 @@ do {
     }
     let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: libpqThreads, configuration: settings.poolConfiguration)
 
-    var http = settings.http
+    var metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
+    var metricsExporter: (@Sendable () -> [UInt8])?
     if settings.metricsEnabled {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets[RequestMetricNames.duration] = RequestMetricNames.durationBuckets
         MetricsSystem.bootstrap(factory)
         let poolMetrics = PoolMetrics(pool: pool, factory: factory)
-        http.metricsFactory = factory
-        http.metricsExporter = {
+        metricsFactory = factory
+        metricsExporter = {
             poolMetrics.update()
             return registry.emitToBuffer()
         }
-    } else {
-        http.metricsFactory = NOOPMetricsHandler.instance
     }
 
     let store = PostgresPasskeyStore(
         pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true,
         batchLanes: settings.batchLanes)
-    var service = CeremonyService(relyingParty: settings.relyingParty, store: store)
-    service.pendingUpgradesPerUser = settings.upgrades.pendingUpgradesPerUser
-
-    // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.
-    var sessions: SessionService?
-    if let config = settings.sessions {
-        let source: SessionKeySource = switch config.keys {
-        case .database(let kek, let interval): .database(keyEncryptionKey: kek, rotationInterval: interval)
-        case .files(let keys): .files(keys)
-        }
-        let keys = SessionKeys(source: source, store: store, policy: config.policy, logger: logger)
-        var session = SessionService(policy: config.policy, store: store, keys: keys, logger: logger, metricsFactory: MetricsSystem.factory)
-        session.issueOnRegistration = config.issueOnRegistration
-        session.cookie.name = config.cookieName
-        try await keys.rotateIfDue(force: arguments.first == "rotate-session-key")
-        sessions = session
-    }
-    // App Store signed data: verified offline against the configured Apple root, kept in PostgreSQL.
-    let appStore = settings.appStore.map { AppStoreService(policy: $0.policy, store: store, metricsFactory: MetricsSystem.factory) }
-    // App Attest: present when PASSKEYD_APPATTEST_APP_IDS is set.
-    let appAttest = settings.appAttest.map {
-        AppAttestService(configuration: $0.configuration, store: store, challengeTimeout: $0.challengeTimeout, metricsFactory: MetricsSystem.factory)
-    }
+    let passkeyd = try await buildApplication(
+        settings: settings, store: store,
+        dependencies: ApplicationDependencies(
+            logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter,
+            ceremonyCount: { try await store.refreshCeremonyCount() },
+            forceSessionKeyRotation: arguments.first == "rotate-session-key"))
     if arguments.first == "rotate-session-key" {
-        guard let sessions, case .database = settings.sessions?.keys else {
+        guard let sessions = passkeyd.sessions, case .database = settings.sessions?.keys else {
             FileHandle.standardError.write(Data("passkeyd: rotate-session-key needs PASSKEYD_SESSIONS=on without PASSKEYD_SESSION_KEY_FILES\n".utf8))
             exit(2)
         }
         let ring = try await sessions.keys.current(force: true)
         print(String(decoding: ring.jwks(at: Date()), as: UTF8.self))
         exit(0)
-    }
-
-    // ID-token providers: their keys from a URL (cached, refetch-limited), a file, or discovery. One HTTP client for
-    // all of them, created only when one needs the network; redirects are not followed (a JWKS URL is exact).
-    var httpClient: HTTPClient?
-    var identity: IdentityService?
-    var appleCodeExchange: AppleCodeExchange?
-    if !settings.identity.providers.isEmpty {
-        var keyConfiguration = RemoteKeySource.Configuration()
-        keyConfiguration.minRefetchInterval = settings.identity.refetchInterval
-        func client() -> HTTPClient {
-            if let httpClient { return httpClient }
-            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-            configuration.timeout = .init(connect: .seconds(5), read: .seconds(5))
-            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            httpClient = created
-            return created
-        }
-        var providers: [IdentityProvider] = []
-        for provider in settings.identity.providers {
-            let keys: any ProviderKeySource
-            switch provider.keys {
-            case .url(let url):
-                keys = try RemoteKeySource(url: url, httpClient: client(), configuration: keyConfiguration, logger: logger)
-            case .file(let path):
-                keys = try FileKeySource(path: path, minReloadInterval: settings.identity.refetchInterval, logger: logger)
-            case .discovery(let issuer):
-                keys = DiscoveryKeySource(
-                    discovery: try OIDCDiscovery(issuer: issuer), httpClient: client(), configuration: keyConfiguration, logger: logger)
-            }
-            providers.append(IdentityProvider(profile: provider.profile, keys: keys))
-        }
-        // Sign in with Apple's authorization code: redeemed for a refresh token, kept sealed, revoked by the drain below
-        // when its user or identity is deleted.
-        if let apple = settings.identity.appleCodeExchange {
-            let endpoint = try AppleTokenClient(
-                tokenURL: apple.tokenURL, revokeURL: apple.revokeURL, httpClient: client(), timeout: 5, logger: logger)
-            appleCodeExchange = try AppleCodeExchange(
-                clientSecret: try AppleClientSecret(teamID: apple.teamID, keyID: apple.keyID, privateKey: apple.privateKey),
-                endpoint: endpoint, tokens: store, keyEncryptionKey: apple.keyEncryptionKey)
-        }
-        identity = IdentityService(
-            providers: providers, ceremonies: store, identities: store, sessionTimeout: settings.identity.sessionTimeout,
-            appleCodeExchange: appleCodeExchange)
-    }
-    // The background work, as services of the same group as the HTTP server (which is listed last, so a graceful
-    // shutdown closes it first and then stops these).
-    var background: [BackgroundService] = []
-    // Purge expired ceremonies (every 60 s, every 5 s near the total cap).
-    background.append(CeremonyPurge(
-        store: store, total: settings.ceremonyCaps.total, logger: logger, refreshCount: { try await store.refreshCeremonyCount() }
-    ).service)
-    // Revoke queued provider tokens (deleted users, unlinked identities, replaced tokens) every 30 s.
-    if let appleCodeExchange {
-        background.append(
-            TokenRevocationDrain(exchange: appleCodeExchange, logger: logger, metricsFactory: MetricsSystem.factory).service(every: .seconds(30)))
-    }
-    // Sessions: key rotation when due, ended sessions and retired keys purged, every 10 minutes.
-    if let sessions { background.append(sessions.maintenance(logger: logger)) }
-    // App Store notification UUIDs past their retention, every hour.
-    if let appStore, let retention = settings.appStore?.notificationRetention {
-        background.append(appStore.notificationPurge(retention: retention, logger: logger))
-    }
-    // Reload the provider names file and the FIDO metadata BLOB when their file is replaced (e.g. by a daily cron
-    // download): every 10 minutes the file's modification time is checked; a newer file that parses (a BLOB: that
-    // verifies, with a higher serial) replaces what the service uses, one that does not is logged and the previous
-    // one stays. Past the metadata's nextUpdate a warning is logged once per check.
-    if let providerNames = settings.providerNames {
-        service.replaceProviderNames(providerNames.names)
-        let ceremonies = service
-        background.append(FileReload.service("provider names reload", path: providerNames.path) { changed in
-            guard changed else { return }
-            do {
-                let names = try ProviderNameSettings.read(providerNames.path)
-                ceremonies.replaceProviderNames(names)
-                logger.info("provider names reloaded", metadata: ["entries": .stringConvertible(names.count)])
-            } catch {
-                logger.warning(
-                    "provider names not reloaded; keeping the previous ones", metadata: ["reason": .string(String(describing: error))])
-            }
-        })
-    }
-    if let source = settings.metadataSource {
-        let ceremonies = service
-        background.append(FileReload.service("metadata BLOB reload", path: source.blobPath) { changed in
-            if changed {
-                do {
-                    let index = try MetadataLoader.load(blobPath: source.blobPath, rootPEMPaths: source.rootPEMPaths)
-                    if index.serialNumber > ceremonies.relyingParty.attestation.metadata?.serialNumber ?? Int.min {
-                        ceremonies.replaceMetadata(index)
-                        logger.info(
-                            "metadata BLOB reloaded",
-                            metadata: ["serial": .stringConvertible(index.serialNumber), "entries": .stringConvertible(index.entries.count)])
-                    }
-                } catch {
-                    logger.warning(
-                        "metadata BLOB not reloaded; keeping the previous one",
-                        metadata: ["reason": .string(Settings.metadataFailure(error))])
-                }
-            }
-            if let current = ceremonies.relyingParty.attestation.metadata, current.nextUpdate < Date() {
-                logger.warning(
-                    "metadata BLOB is past its nextUpdate; download a new one",
-                    metadata: ["next_update": .string("\(current.nextUpdate)")])
-            }
-        })
     }
     let rp = settings.relyingParty
     logger.info(
@@ -256,29 +127,23 @@ do {
             "metrics": .stringConvertible(settings.metricsEnabled), "pool_size": .stringConvertible(settings.poolSize),
             "fido_conformance": .stringConvertible(settings.fidoConformance),
             "idtoken_providers": .array(settings.identity.providers.map { .string($0.profile.name) }),
-            "sessions": .stringConvertible(sessions != nil),
-            "appstore": .stringConvertible(appStore != nil),
-            "appattest": .stringConvertible(appAttest != nil),
+            "sessions": .stringConvertible(passkeyd.sessions != nil),
+            "appstore": .stringConvertible(passkeyd.appStore != nil),
+            "appattest": .stringConvertible(passkeyd.appAttest != nil),
         ])
-    let app = Application(
-        router: buildRouter(
-            service: service, identity: identity, sessions: sessions, appStore: appStore, appAttest: appAttest, configuration: http),
-        server: settings.httpServerLimits.server,
-        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
-        logger: logger)
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are
     // closed, requests in flight finish and their connections close after the response; past
     // PASSKEYD_SHUTDOWN_TIMEOUT the remaining ones are cancelled. Then the background services stop, the pool
     // closes its connections, and the process exits with 0.
     // The group shuts its services down in reverse order: the HTTP server first, then the background services.
     var lifecycle = ServiceGroupConfiguration(
-        services: background.map { .init(service: $0) } + [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        services: passkeyd.services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     lifecycle.maximumGracefulShutdownDuration = settings.shutdownTimeout
     lifecycle.maximumCancellationDuration = .seconds(5)
     try await ServiceGroup(configuration: lifecycle).run()
     logger.info("passkeyd stopping: HTTP server and background services stopped; closing the database pool")
     await pool.shutdown()
-    try? await httpClient?.shutdown()
+    await passkeyd.shutdown()
     try? await libpqThreads.shutdownGracefully()
     logger.info("passkeyd stopped", metadata: ["pool_open_connections": .stringConvertible(pool.stats.open)])
 } catch {

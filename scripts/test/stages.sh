@@ -13,6 +13,8 @@
 #   -        nothing
 # COMMAND is run by bash (set -euo pipefail) in a subshell, from the repository root.
 
+stage layers "-" "the module graph: layers, imports, no use case in HTTP, no source file over 500 lines (scripts/test/layers.py)" \
+    'python3 scripts/test/layers.py'
 stage docs "-" "the documentation site: mkdocs build --strict, broken links and anchors fail (scripts/test/docs.sh)" \
     'bash scripts/test/docs.sh'
 stage swift-test "pg debug" "the XCTest suites (swift test), PostgreSQL ones included" \
@@ -35,6 +37,8 @@ stage contract "pg release" "API contract test: schemathesis against openapi.jso
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/contract-test.sh "$release_bin"'
 stage python-client "pg release" "Python client and its Django example (scripts/test/python-client-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/python-client-test.sh "$release_bin"'
+stage typescript-client "pg release" "TypeScript client: build fresh, unit tests, live against passkeyd (scripts/test/typescript-client-test.sh)" \
+    'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/typescript-client-test.sh "$release_bin"'
 stage shutdown "pg release" "SIGTERM under load: nothing acknowledged lost (scripts/test/shutdown-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/shutdown-test.sh "$release_bin"'
 stage failover "release" "primary/standby failover under load, its own clusters (scripts/test/failover-test.sh)" \

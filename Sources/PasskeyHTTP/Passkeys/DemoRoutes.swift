@@ -11,7 +11,8 @@ import WebAuthnModel
 /// it calls. A development aid, not part of the API: absent from `openapi.json`, and every route below is the
 /// router's 404 when the demo is off.
 ///
-///     GET    /demo, /demo/demo.js, /demo/demo.css         the page (static files from Resources/demo)
+///     GET    /demo, /demo/demo.js, /demo/demo.css,        the page (static files from Resources/demo)
+///            /demo/passkeyd-browser.js
 ///     POST   /demo/api/registration/begin|finish          the /v1 ceremonies, same bodies and answers, plus:
 ///     POST   /demo/api/authentication/begin|finish          a successful finish sets the demo session cookie
 ///     GET    /demo/api/session                            {"user","credentials"} of the signed-in user; 401 otherwise
@@ -202,6 +203,7 @@ enum DemoFiles {
     static let all: [(name: String, contentType: String)] = [
         ("index.html", "text/html; charset=utf-8"), ("demo.js", "text/javascript; charset=utf-8"),
         ("demo.css", "text/css; charset=utf-8"),
+        ("passkeyd-browser.js", "text/javascript; charset=utf-8"),  // clients/typescript's browser helper, compiled
     ]
 
     static func load(_ name: String) -> ByteBuffer? {

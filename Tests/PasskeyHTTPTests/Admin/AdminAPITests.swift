@@ -14,7 +14,7 @@ struct AdminAPITests {
 
     @Test("without an admin key configured the admin API does not exist")
     func disabled() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             let reply = try await client.send(.get, "/v1/admin/users", headers: Self.auth)
             #expect(reply.status == 404 && reply.errorCode == "route_unknown", "no such route")
@@ -23,7 +23,7 @@ struct AdminAPITests {
 
     @Test("a missing or wrong admin key is 401; an API key is not an admin key")
     func keys() async throws {
-        let harness = Harness(apiKeys: ["api-key"], adminKeys: [Self.key])
+        let harness = try await Harness(apiKeys: ["api-key"], adminKeys: [Self.key])
         try await harness.app.test(.router) { client in
             for headers: HTTPFields in [[:], [.authorization: "Bearer api-key"], [.authorization: "Bearer \(Self.key)x"],
                 [.authorization: Self.key]]
@@ -40,7 +40,7 @@ struct AdminAPITests {
 
     @Test("users are listed by name, filtered by a substring, in pages that chain with their cursor")
     func listUsers() async throws {
-        let harness = Harness(adminKeys: [Self.key])
+        let harness = try await Harness(adminKeys: [Self.key])
         try await harness.app.test(.router) { client in
             let names = ["alice", "alicia", "bob", "carol", "malice", "zed"]
             for name in names.shuffled() { #expect(try await Flow.register(client, name: name).reply.status == 201) }
@@ -83,7 +83,7 @@ struct AdminAPITests {
 
     @Test("a user's credentials, one credential, rename, delete credential, then delete user")
     func manageCredentials() async throws {
-        let harness = Harness(adminKeys: [Self.key])
+        let harness = try await Harness(adminKeys: [Self.key])
         try await harness.app.test(.router) { client in
             var (_, first) = try await Flow.register(client, name: "dana")
             let (_, second) = try await Flow.register(client, userHandle: first.userHandle)
@@ -148,7 +148,7 @@ struct AdminAPITests {
 
     @Test("unknown and malformed ids")
     func ids() async throws {
-        let harness = Harness(adminKeys: [Self.key])
+        let harness = try await Harness(adminKeys: [Self.key])
         try await harness.app.test(.router) { client in
             let unknown = Base64URL.encode(Array(repeating: 7, count: 32))
             let cases: [(HTTPRequest.Method, String, Int, String)] = [

@@ -255,7 +255,7 @@ struct AppStoreHTTPTests {
 
     @Test("without PASSKEYD_APPSTORE_BUNDLE_ID the routes do not exist")
     func offByDefault() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             for path in ["/v1/appstore/transactions", "/v1/appstore/renewals", "/v1/appstore/notifications"] {
                 let reply = try await client.post(path, Array("{}".utf8))

@@ -70,7 +70,7 @@ struct AppleCodeHTTPTests {
         let instance = PostgresHTTPInstance(
             url: schema.url, configuration: HTTPConfiguration(adminKeys: [PostgresHTTP.adminKey]),
             identityProviders: idp.providers(), appleCodeExchange: make)
-        let harness = Harness(schema: schema, server: server, store: instance.store)
+        let harness = try await Harness(schema: schema, server: server, store: instance.store)
         do {
             try await instance.app.test(.router) { client in try await body(harness, client) }
         } catch {

@@ -6,6 +6,7 @@ import LibPQ
 import NIOCore
 import NIOPosix
 import PasskeyHTTP
+import PasskeyServerSupport
 import PasskeyStore
 import PasskeyStorePostgres
 import Synchronization
@@ -25,14 +26,17 @@ struct Harness {
     static let origin = "https://http.passkeyd.test"
     let clock = TestClock()
     let store: InMemoryPasskeyStore
-    let app: Application<RouterResponder<PasskeyRequestContext>>
+    /// The instance, as `buildApplication` wires it from settings (``TestPasskeyd``).
+    let passkeyd: PasskeydApplication
+    var app: Application<RouterResponder<PasskeyRequestContext>> { passkeyd.http }
 
-    init(apiKeys: [String] = [], adminKeys: [String] = []) {
+    init(apiKeys: [String] = [], adminKeys: [String] = [], environment: [String: String] = [:]) async throws {
         let clock = self.clock
         store = InMemoryPasskeyStore(now: { clock.now })
-        let rp = RelyingParty(id: "http.passkeyd.test", name: "passkeyd", allowedOrigins: [Self.origin])
-        let service = CeremonyService(relyingParty: rp, store: store, now: { clock.now })
-        app = Application(router: buildRouter(service: service, configuration: HTTPConfiguration(apiKeys: apiKeys, adminKeys: adminKeys)))
+        var environment = environment
+        if !apiKeys.isEmpty { environment["PASSKEYD_API_KEYS"] = apiKeys.joined(separator: ",") }
+        if !adminKeys.isEmpty { environment["PASSKEYD_ADMIN_KEYS"] = adminKeys.joined(separator: ",") }
+        passkeyd = try await TestPasskeyd.build(try TestPasskeyd.settings(environment), store: store, now: { clock.now })
     }
 }
 
@@ -155,7 +159,7 @@ enum Flow {
 struct HTTPFlowTests {
     @Test("register, sign in with a user name and discoverably, second registration excludes the first")
     func fullFlow() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             var (reply, credential) = try await Flow.register(client, name: "alice")
             #expect(reply.status == 201)
@@ -180,7 +184,7 @@ struct HTTPFlowTests {
 
     @Test("a replayed finish and an expired challenge are refused")
     func replayAndExpiry() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             var (_, credential) = try await Flow.register(client, name: "bob")
             let signIn = try await Flow.assertion(client, name: "bob", credential: &credential)
@@ -197,7 +201,7 @@ struct HTTPFlowTests {
 
     @Test("a failed finish consumes its challenge")
     func failureConsumesChallenge() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             var (_, credential) = try await Flow.register(client, name: "carol")
             var signIn = try await Flow.assertion(client, name: "carol", credential: &credential)
@@ -212,7 +216,7 @@ struct HTTPFlowTests {
 
     @Test("two concurrent finishes for one challenge: exactly one succeeds")
     func concurrentFinishes() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             var (_, credential) = try await Flow.register(client, name: "dave")
             let signIn = try await Flow.assertion(client, name: "dave", credential: &credential)
@@ -227,7 +231,7 @@ struct HTTPFlowTests {
 
     @Test("a credential id registered twice is a 409 and changes nothing")
     func duplicateCredential() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             let id = Array(repeating: UInt8(0x33), count: 32)
             let (first, _) = try await Flow.register(client, name: "erin") { $0.credentialID = id }
@@ -241,7 +245,7 @@ struct HTTPFlowTests {
 
     @Test("an unknown user name gets options shaped like a known one")
     func noEnumeration() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             let options = try await Flow.beginAuthentication(client, name: "nobody")
             #expect(options.allowCredentials.count == 1)
@@ -251,7 +255,7 @@ struct HTTPFlowTests {
 
     @Test("authentication/begin: userVerification null or absent means the policy's; a weaker request never lowers it")
     func userVerificationRequest() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             for body in [#"{"userVerification":null}"#, "{}", #"{"userVerification":"discouraged"}"#, #"{"userVerification":7}"#] {
                 let reply = try await client.post("/v1/authentication/begin", Array(body.utf8))
@@ -268,7 +272,7 @@ struct HTTPFlowTests {
 
     @Test("malformed bodies get a 4xx JSON error and change nothing")
     func malformedBodies() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             let cases: [(String, [UInt8])] = [
                 ("/v1/registration/begin", Array("{".utf8)),
@@ -319,7 +323,7 @@ struct HTTPFlowTests {
 
     @Test("API keys, when configured, are required")
     func apiKeys() async throws {
-        let harness = Harness(apiKeys: ["s3cret"])
+        let harness = try await Harness(apiKeys: ["s3cret"])
         try await harness.app.test(.router) { client in
             let body = Array(try JSONEncoder().encode(BeginRegistration(user: .init(name: "g", displayName: "G"))))
             #expect(try await client.post("/v1/registration/begin", body).status == 401)

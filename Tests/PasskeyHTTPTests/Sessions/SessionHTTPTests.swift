@@ -103,7 +103,7 @@ struct SessionHTTPTests {
 
     @Test("sessions off: sign-in answers carry no session and the session routes do not exist")
     func off() async throws {
-        let harness = Harness()
+        let harness = try await Harness()
         try await harness.app.test(.router) { client in
             var (_, credential) = try await Flow.register(client, name: "olga")
             let assertion = try await Flow.assertion(client, name: "olga", credential: &credential)

@@ -1,84 +1,25 @@
-// passkeyd demo page: plain JavaScript, no build step, no dependencies.
+// passkeyd demo page: plain JavaScript (an ES module), no build step of its own, no dependencies.
 //
 // It calls the demo routes (/demo/api/...), which take and return exactly the JSON of the /v1 ceremony API and
-// keep a short-lived demo session cookie after a successful finish. Options go through
-// PublicKeyCredential.parseCreationOptionsFromJSON / parseRequestOptionsFromJSON and credentials through toJSON()
-// where the browser has them; otherwise (or with ?fallback=1) through the base64url helpers below.
-"use strict";
+// keep a short-lived demo session cookie after a successful finish. The WebAuthn side goes through passkeyd's
+// browser helper (/demo/passkeyd-browser.js: clients/typescript/src/browser.ts compiled by tsc, the TypeScript
+// client's "./browser" entry point): options through PublicKeyCredential.parseCreationOptionsFromJSON /
+// parseRequestOptionsFromJSON and credentials through toJSON() where the browser has them, its base64url fallback
+// otherwise (or with ?fallback=1); conditional UI and conditional create; the Signal API calls from passkeyd's
+// `signal` data.
+import {
+  createPasskey,
+  getPasskey,
+  isConditionalCreateAvailable,
+  isConditionalMediationAvailable,
+  nativeJSONSupport,
+  signalAcceptedCredentials,
+  signalFromError,
+} from "/demo/passkeyd-browser.js";
 
 const $ = (id) => document.getElementById(id);
 const forceFallback = new URLSearchParams(location.search).get("fallback") === "1";
-
-// ---- base64url <-> ArrayBuffer ----
-const base64url = {
-  encode(buffer) {
-    const bytes = new Uint8Array(buffer);
-    let binary = "";
-    for (const byte of bytes) binary += String.fromCharCode(byte);
-    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  },
-  decode(text) {
-    const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
-    const binary = atob(base64 + "===".slice((base64.length + 3) % 4));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0)).buffer;
-  },
-};
-
-const native = {
-  creation: !forceFallback && typeof PublicKeyCredential?.parseCreationOptionsFromJSON === "function",
-  request: !forceFallback && typeof PublicKeyCredential?.parseRequestOptionsFromJSON === "function",
-  toJSON: !forceFallback && typeof PublicKeyCredential?.prototype?.toJSON === "function",
-};
-
-function creationOptions(json) {
-  if (native.creation) return PublicKeyCredential.parseCreationOptionsFromJSON(json);
-  return {
-    ...json,
-    challenge: base64url.decode(json.challenge),
-    user: { ...json.user, id: base64url.decode(json.user.id) },
-    excludeCredentials: (json.excludeCredentials || []).map((c) => ({ ...c, id: base64url.decode(c.id) })),
-  };
-}
-
-function requestOptions(json) {
-  if (native.request) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
-  return {
-    ...json,
-    challenge: base64url.decode(json.challenge),
-    allowCredentials: (json.allowCredentials || []).map((c) => ({ ...c, id: base64url.decode(c.id) })),
-  };
-}
-
-function credentialJSON(credential) {
-  if (native.toJSON) return credential.toJSON();
-  const r = credential.response;
-  const json = {
-    id: credential.id,
-    rawId: base64url.encode(credential.rawId),
-    type: credential.type,
-    clientExtensionResults: credential.getClientExtensionResults(),
-  };
-  if (credential.authenticatorAttachment) json.authenticatorAttachment = credential.authenticatorAttachment;
-  if (r.attestationObject) {
-    json.response = {
-      clientDataJSON: base64url.encode(r.clientDataJSON),
-      attestationObject: base64url.encode(r.attestationObject),
-      transports: typeof r.getTransports === "function" ? r.getTransports() : [],
-    };
-    if (typeof r.getAuthenticatorData === "function") json.response.authenticatorData = base64url.encode(r.getAuthenticatorData());
-    if (typeof r.getPublicKeyAlgorithm === "function") json.response.publicKeyAlgorithm = r.getPublicKeyAlgorithm();
-    const publicKey = typeof r.getPublicKey === "function" ? r.getPublicKey() : null;
-    if (publicKey) json.response.publicKey = base64url.encode(publicKey);
-  } else {
-    json.response = {
-      clientDataJSON: base64url.encode(r.clientDataJSON),
-      authenticatorData: base64url.encode(r.authenticatorData),
-      signature: base64url.encode(r.signature),
-    };
-    if (r.userHandle) json.response.userHandle = base64url.encode(r.userHandle);
-  }
-  return json;
-}
+const json = { fallback: forceFallback }; // the helper's JSON options
 
 // ---- the server ----
 class ServerError extends Error {
@@ -112,27 +53,10 @@ async function call(method, path, body) {
 
 // ---- Signal API: tell the passkey provider what the RP knows (where the browser has it) ----
 // After a sign-in passkeyd answers `signal` ({rpId, userId, allAcceptedCredentialIds, name, displayName}): the
-// provider drops passkeys of this user that the RP no longer accepts and shows the current names. A sign-in with a
-// passkey passkeyd does not know answers credential_unknown with `signal` ({rpId, credentialId}): the provider may
-// hide that passkey. Hints only: a browser without these functions, or one that refuses them, changes nothing.
-async function signalAccepted(signal) {
-  if (!signal) return;
-  const { rpId, userId, allAcceptedCredentialIds, name, displayName } = signal;
-  if (typeof PublicKeyCredential?.signalAllAcceptedCredentials === "function") {
-    await PublicKeyCredential.signalAllAcceptedCredentials({ rpId, userId, allAcceptedCredentialIds }).catch(() => {});
-  }
-  if (typeof PublicKeyCredential?.signalCurrentUserDetails === "function") {
-    await PublicKeyCredential.signalCurrentUserDetails({ rpId, userId, name, displayName }).catch(() => {});
-  }
-}
-
-async function signalUnknown(error) {
-  if (!(error instanceof ServerError) || error.code !== "credential_unknown" || !error.signal) return;
-  if (typeof PublicKeyCredential?.signalUnknownCredential === "function") {
-    const { rpId, credentialId } = error.signal;
-    await PublicKeyCredential.signalUnknownCredential({ rpId, credentialId }).catch(() => {});
-  }
-}
+// helper calls signalAllAcceptedCredentials and signalCurrentUserDetails, so the provider drops passkeys of this user
+// that the RP no longer accepts and shows the current names. A sign-in with a passkey passkeyd does not know answers
+// credential_unknown with `signal` ({rpId, credentialId}): the helper calls signalUnknownCredential, and the provider
+// may hide that passkey. Hints only: a browser without these functions, or one that refuses them, changes nothing.
 
 // ---- the page ----
 function status(kind, text) {
@@ -226,21 +150,17 @@ function stopAutofill() {
 
 async function startAutofill() {
   stopAutofill();
-  const available = typeof PublicKeyCredential?.isConditionalMediationAvailable === "function"
-    && (await PublicKeyCredential.isConditionalMediationAvailable().catch(() => false));
-  if (!available) {
+  if (!(await isConditionalMediationAvailable())) {
     $("autofill").textContent = "not available here (the browser offers it with a platform authenticator)";
     return;
   }
   const controller = new AbortController();
   autofill = controller;
   try {
-    const { publicKey } = await call("POST", "/demo/api/authentication/begin", {});
+    const begin = await call("POST", "/demo/api/authentication/begin", {});
     if (controller.signal.aborted) return;
     $("autofill").textContent = "waiting";
-    const credential = await navigator.credentials.get({
-      publicKey: requestOptions(publicKey), mediation: "conditional", signal: controller.signal,
-    });
+    const credential = await getPasskey(begin, { ...json, mediation: "conditional", signal: controller.signal });
     if (autofill === controller) autofill = null;
     await finishSignIn(credential, "autofill");
   } catch (error) {
@@ -258,15 +178,16 @@ async function startAutofill() {
 }
 
 // ---- ceremonies ----
+// credential: the JSON of the helper's getPasskey (AuthenticationResponseJSON).
 async function finishSignIn(credential, how) {
   let result;
   try {
-    result = await call("POST", "/demo/api/authentication/finish", { credential: credentialJSON(credential) });
+    result = await call("POST", "/demo/api/authentication/finish", { credential });
   } catch (error) {
-    await signalUnknown(error);
+    await signalFromError(error);
     throw error;
   }
-  await signalAccepted(result.signal);
+  await signalAcceptedCredentials(result.signal);
   await refresh();
   status("ok", `Signed in as ${result.user?.name ?? "?"} (${how}).`);
 }
@@ -276,39 +197,28 @@ async function signIn(name) {
   const how = name ? "username" : "discoverable";
   status("busy", "Waiting for your passkey…");
   try {
-    const { publicKey } = await call("POST", "/demo/api/authentication/begin", name ? { user: { name } } : {});
-    const credential = await navigator.credentials.get({ publicKey: requestOptions(publicKey) });
-    await finishSignIn(credential, how);
+    const begin = await call("POST", "/demo/api/authentication/begin", name ? { user: { name } } : {});
+    await finishSignIn(await getPasskey(begin, json), how);
   } catch (error) {
     failed("Sign-in", error);
     if (!signedInUser) startAutofill();
   }
 }
 
-// Whether the browser can create a passkey without a prompt (conditional create, WebAuthn L3 getClientCapabilities).
-async function conditionalCreateAvailable() {
-  if (typeof PublicKeyCredential?.getClientCapabilities !== "function") return false;
-  const capabilities = await PublicKeyCredential.getClientCapabilities().catch(() => ({}));
-  return capabilities.conditionalCreate === true;
-}
-
 // user: {name} signs a new user up (passkeyd answers 409 user_exists when the name is taken); {id} adds a passkey to
 // the signed-in user's own account (the demo session stands for the backend that authenticated this person).
-// silently: an automatic upgrade (only for {id}): passkeyd's answer carries mediation "conditional", which goes to
-// navigator.credentials.create with the options; the passkey provider then creates it without a prompt.
+// silently: an automatic upgrade (only for {id}): passkeyd's answer carries mediation "conditional", which the helper
+// passes to navigator.credentials.create with the options (conditional create); the passkey provider then creates it
+// without a prompt.
 async function register(user, nickname, silently = false) {
   stopAutofill();
   status("busy", silently ? "Asking for a passkey without a prompt…" : "Creating a passkey…");
   try {
     const begin = { user };
     if (silently) begin.mediation = "conditional";
-    const { publicKey, mediation } = await call("POST", "/demo/api/registration/begin", begin);
-    const request = { publicKey: creationOptions(publicKey) };
-    if (mediation) request.mediation = mediation;
-    const credential = await navigator.credentials.create(request);
-    const result = await call("POST", "/demo/api/registration/finish", {
-      credential: credentialJSON(credential), nickname: nickname || null,
-    });
+    const answer = await call("POST", "/demo/api/registration/begin", begin);
+    const credential = await createPasskey(answer, json);
+    const result = await call("POST", "/demo/api/registration/finish", { credential, nickname: nickname || null });
     for (const id of ["reg-name", "reg-nickname", "add-nickname"]) $(id).value = "";
     const session = await refresh();
     const who = session ? ` Signed in as ${session.user.name}.` : "";
@@ -323,7 +233,7 @@ async function deletePasskey(id) {
   try {
     await call("DELETE", `/demo/api/credentials/${encodeURIComponent(id)}`);
     const session = await refresh();
-    await signalAccepted(session?.signal);
+    await signalAcceptedCredentials(session?.signal);
     status("ok", `Deleted passkey ${id.slice(0, 12)}….`);
   } catch (error) {
     failed("Deletion", error);
@@ -344,7 +254,8 @@ async function signOut() {
 // ---- wiring ----
 document.addEventListener("DOMContentLoaded", async () => {
   $("rp").textContent = location.hostname;
-  $("helpers").textContent = native.creation && native.request && native.toJSON
+  const native = nativeJSONSupport();
+  $("helpers").textContent = !forceFallback && native.parseCreationOptionsFromJSON && native.parseRequestOptionsFromJSON && native.toJSON
     ? "native (parse…FromJSON, toJSON)" : "base64url fallback";
   $("signin-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -360,7 +271,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     event.preventDefault();
     if (signedInUser) register({ id: signedInUser.id }, $("add-nickname").value.trim(), $("add-silently").checked);
   });
-  conditionalCreateAvailable().then((available) => {
+  isConditionalCreateAvailable().then((available) => {
     $("conditional-create").textContent = available ? "this browser can" : "not offered by this browser";
   });
   $("signout").addEventListener("click", signOut);

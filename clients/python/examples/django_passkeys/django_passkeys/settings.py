@@ -21,3 +21,4 @@ USE_TZ = True
 # passkeyd: where it runs and the backend's API key (PASSKEYD_API_KEYS on the passkeyd side).
 PASSKEYD_URL = os.environ.get("PASSKEYD_URL", "http://127.0.0.1:8080")
 PASSKEYD_API_KEY = os.environ.get("PASSKEYD_API_KEY")
+PASSKEYD_TIMEOUT = float(os.environ.get("PASSKEYD_TIMEOUT", "10"))

@@ -18,7 +18,9 @@ from passkeyd_client import PasskeydClient, PasskeydError
 
 @lru_cache(maxsize=1)
 def passkeyd() -> PasskeydClient:
-    return PasskeydClient(settings.PASSKEYD_URL, api_key=settings.PASSKEYD_API_KEY)
+    """One client for the process: its connection pool is shared by every request (httpx.Client is thread-safe).
+    Begins are retried on 429/503 within the client's deadline; finishes are not (see RetryPolicy)."""
+    return PasskeydClient(settings.PASSKEYD_URL, api_key=settings.PASSKEYD_API_KEY, timeout=settings.PASSKEYD_TIMEOUT)
 
 
 def body(request: HttpRequest) -> dict:
@@ -30,11 +32,18 @@ def body(request: HttpRequest) -> dict:
 
 
 def failure(error: PasskeydError) -> JsonResponse:
-    """passkeyd's stable code, its status, and for an unknown passkey the Signal API's arguments."""
+    """passkeyd's stable code (an ErrorCode, JSON-encoded as its string), its status, and for an unknown passkey the
+    Signal API's arguments; 503 ``passkeyd_unavailable`` when passkeyd did not answer (PasskeydConnectionError,
+    PasskeydTimeout), with Retry-After when passkeyd asked to wait."""
+    if error.status is None:
+        return JsonResponse({"error": {"code": "passkeyd_unavailable", "message": "Try again."}}, status=503)
     answer = {"error": {"code": error.code, "message": error.message}}
     if error.signal:
         answer["signal"] = error.signal
-    return JsonResponse(answer, status=error.status)
+    response = JsonResponse(answer, status=error.status)
+    if error.retry_after is not None:
+        response["Retry-After"] = str(int(error.retry_after))
+    return response
 
 
 @require_POST
@@ -43,7 +52,8 @@ def register_begin(request: HttpRequest) -> JsonResponse:
     if not isinstance(name, str) or not name:
         return JsonResponse({"error": {"code": "name_required", "message": "A user name is required."}}, status=400)
     try:
-        return JsonResponse({"publicKey": passkeyd().registration_begin(user_name=name)})
+        # The whole answer goes to the page: {"publicKey"} (and "mediation" for an automatic upgrade).
+        return JsonResponse(passkeyd().registration_begin(user_name=name))
     except PasskeydError as error:
         return failure(error)
 
@@ -55,15 +65,16 @@ def add_begin(request: HttpRequest) -> JsonResponse:
     if not user_id:
         return JsonResponse({"error": {"code": "signed_out", "message": "Sign in first."}}, status=401)
     try:
-        return JsonResponse({"publicKey": passkeyd().registration_begin(user_id=user_id)})
+        return JsonResponse(passkeyd().registration_begin(user_id=user_id))
     except PasskeydError as error:
         return failure(error)
 
 
 @require_POST
 def register_finish(request: HttpRequest) -> JsonResponse:
+    data = body(request)
     try:
-        result = passkeyd().registration_finish(body(request).get("credential") or {}, nickname=body(request).get("nickname"))
+        result = passkeyd().registration_finish(data.get("credential") or {}, nickname=data.get("nickname"))
     except PasskeydError as error:
         return failure(error)
     request.session.cycle_key()
@@ -75,7 +86,7 @@ def register_finish(request: HttpRequest) -> JsonResponse:
 def signin_begin(request: HttpRequest) -> JsonResponse:
     name = body(request).get("name")
     try:
-        return JsonResponse({"publicKey": passkeyd().authentication_begin(user_name=name if isinstance(name, str) and name else None)})
+        return JsonResponse(passkeyd().authentication_begin(user_name=name if isinstance(name, str) and name else None))
     except PasskeydError as error:
         return failure(error)
 

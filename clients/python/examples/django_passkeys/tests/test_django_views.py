@@ -71,3 +71,23 @@ def test_errors_pass_through(browser, authenticator):
     assert post(browser, "/passkeys/signin/finish", {"credential": assertion}).status_code == 200
     replay = post(browser, "/passkeys/signin/finish", {"credential": assertion})
     assert replay.status_code == 400 and replay.json()["error"]["code"] == "challenge_unknown_or_expired"
+
+
+def test_passkeyd_unreachable_is_503():
+    """No answer from passkeyd (PasskeydConnectionError): 503 passkeyd_unavailable, after the begin's retries."""
+    import socket
+
+    from django.test import override_settings
+
+    from passkeys import views
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    views.passkeyd.cache_clear()
+    try:
+        with override_settings(PASSKEYD_URL=f"http://127.0.0.1:{port}", PASSKEYD_TIMEOUT=2.0):
+            answer = post(Client(), "/passkeys/signin/begin", {})
+    finally:
+        views.passkeyd.cache_clear()
+    assert answer.status_code == 503 and answer.json()["error"]["code"] == "passkeyd_unavailable"

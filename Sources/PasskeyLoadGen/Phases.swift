@@ -1,0 +1,82 @@
+// The main run's phases, in order: a begin + finish warm-up, then at each concurrency the pre-signed finishes (the
+// one at the highest concurrency under perf record with --perf-output), begin + sign + finish and registration (as
+// --phases selects), then the optional soak; one table row each (Report.swift), and the servers' RSS between them.
+import Foundation
+import WebAuthnTestSupport
+
+/// VmRSS of the servers (summed over the instances) at the points the summary reports; nil where unreadable.
+struct RSSReadings {
+    var start: Int?
+    var warm: Int?
+    var afterPhases: Int?
+    var soak: Int?
+}
+
+/// Runs the main run's phases against the instances of --url, pre-signing into `seeder`'s database and signing with
+/// `workingSet`; returns the RSS readings (`rssStart` was read before seeding).
+@MainActor func runMainPhases(seeder: Seeder, workingSet: [SoftCredential], rssStart: Int?) async throws -> RSSReadings {
+    let mixed = makeMixed(workingSet: workingSet)
+    report.append(phaseTableHeader())
+    if options.warmup > 0 {
+        let warm = try await runPhase(
+            "warm-up (mixed)", concurrency: options.concurrencies.first!, duration: options.warmup, limit: options.requests,
+            options: options, group: group, endpoints: endpoints, operation: mixed)
+        record(warm, key: "warmup")
+    }
+    let rssWarm = rssKiB(options.serverPIDs)
+    let maxConcurrency = options.concurrencies.max()!
+
+    if options.phases.contains("presigned") {
+        for concurrency in options.concurrencies {
+            log("pre-signing \(options.presigned) finishes for concurrency \(concurrency)")
+            let prepared = try presign(count: options.presigned, seeder: seeder, workingSet: workingSet)
+            var perf: pid_t?
+            if concurrency == maxConcurrency, let output = options.perfOutput, !options.serverPIDs.isEmpty {
+                // Records the whole phase (every instance); stopped with SIGINT when it ends.
+                let pids = options.serverPIDs.map(String.init).joined(separator: ",")
+                perf = spawn(["/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", pids, "-o", output])
+            }
+            // perf record costs the server CPU: the row says so (the other phases and the comparisons run without it).
+            let result = try await runPhase(
+                perf == nil ? "auth finish, pre-signed" : "auth finish, pre-signed, under perf record", concurrency: concurrency,
+                duration: options.seconds, limit: prepared.count,
+                options: options, group: group, endpoints: endpoints, operation: presignedFinish(prepared))
+            record(result, key: "presigned\(concurrency)")
+            if let perf {
+                var status: Int32 = 0
+                kill(perf, SIGINT)
+                while waitpid(perf, &status, 0) == -1 && errno == EINTR {}
+                log("perf record: wait status \(status), \(options.perfOutput ?? "")")
+            }
+            // Ceremonies a time-bounded phase did not use would only sit in the table until the purge: remove them.
+            try psql(options.databaseURL, "DELETE FROM ceremonies")
+        }
+    }
+    if options.phases.contains("mixed") {
+        for concurrency in options.concurrencies {
+            let result = try await runPhase(
+                "auth begin + sign + finish", concurrency: concurrency, duration: options.seconds, limit: options.requests,
+                options: options, group: group, endpoints: endpoints, operation: mixed)
+            record(result, key: "mixed\(concurrency)")
+        }
+    }
+    if options.phases.contains("registration") {
+        for concurrency in options.concurrencies {
+            let result = try await runPhase(
+                "registration begin + create + finish", concurrency: concurrency, duration: options.seconds,
+                limit: options.requests, options: options, group: group, endpoints: endpoints,
+                operation: makeRegistration(prefix: "\(concurrency)"))
+            record(result, key: "registration\(concurrency)")
+        }
+    }
+    let rssAfterPhases = rssKiB(options.serverPIDs)
+    var rssSoak: Int?
+    if options.soak > 0 {
+        let result = try await runPhase(
+            "soak: auth begin + sign + finish", concurrency: maxConcurrency, duration: options.soak, limit: Int.max,
+            options: options, group: group, endpoints: endpoints, operation: mixed)
+        record(result, key: "soak")
+        rssSoak = rssKiB(options.serverPIDs)
+    }
+    return RSSReadings(start: rssStart, warm: rssWarm, afterPhases: rssAfterPhases, soak: rssSoak)
+}
