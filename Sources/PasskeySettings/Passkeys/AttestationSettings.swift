@@ -10,6 +10,9 @@ extension Settings {
     /// Attestation formats that carry certificate chains, hence take trust roots (`fmt` identifiers).
     public static let trustRootFormats = ["packed", "fido-u2f", "tpm", "android-key", "android-safetynet", "apple"]
 
+    /// `PASSKEYD_TRUST_ROOTS_`: the fixed part of ``ConfigVariable/trustRoots``' names.
+    public static let trustRootsPrefix = ConfigVariable.trustRoots.patternParts!.prefix
+
     /// A format's part of `PASSKEYD_TRUST_ROOTS_<FORMAT>`: `fido-u2f` is `FIDO_U2F`.
     static func trustRootsVariablePart(_ format: String) -> String {
         format.uppercased().replacingOccurrences(of: "-", with: "_")
@@ -22,7 +25,7 @@ extension Settings {
             preconditionFailure("PASSKEYD_ATTESTATION declares \(name), which AttestationPolicy.Requirement does not know")
         }
         var anchors: [String: TrustAnchors] = [:]
-        let prefix = ConfigVariable.trustRoots.patternParts!.prefix
+        let prefix = trustRootsPrefix
         for variable in reader.candidates(of: .trustRoots) {
             guard let path = reader.value(named: variable) else { continue }
             let format = variable.dropFirst(prefix.count).lowercased().replacingOccurrences(of: "_", with: "-")

@@ -57,6 +57,9 @@ public struct RateLimitSettings: Sendable, Hashable {
     /// Which entry of that header counts, from the right.
     public var trustedProxyHops: Int
 
+    /// No limit at all (in-process tests).
+    public static let off = RateLimitSettings(perClient: nil, perAPIKey: nil, perUser: nil, admin: nil, metrics: nil)
+
     public init(
         perClient: RateLimitSetting?, perAPIKey: RateLimitSetting?, perUser: RateLimitSetting?, admin: RateLimitSetting?,
         metrics: RateLimitSetting?, clientAddressHeader: String? = nil, trustedProxyHops: Int = 1

@@ -13,4 +13,12 @@ struct RateLimitSettingTests {
             #expect(RateLimitSetting.parse(bad) == nil, "\(bad)")
         }
     }
+
+    @Test("off: no limit at all; a setting's text form")
+    func off() {
+        let off = RateLimitSettings.off
+        #expect(off.perClient == nil && off.perAPIKey == nil && off.perUser == nil && off.admin == nil && off.metrics == nil)
+        #expect(off.clientAddressHeader == nil && off.trustedProxyHops == 1)
+        #expect(RateLimitSetting(perSecond: 2, burst: 10).description == "2.0/s:10")
+    }
 }
