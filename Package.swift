@@ -13,7 +13,8 @@
 //   Storage                 PasskeyStore (protocols, in-memory twin), PasskeyStorePostgres
 //   Use cases               PasskeyApp (one folder per domain; no HTTP)
 //   HTTP                    PasskeyHTTP (decode, call one use case, encode; the one error mapping)
-//   Executable              PasskeyServerSupport (settings), PasskeyServer (the only place concrete parts are chosen)
+//   Settings                PasskeySettings (the variable catalog, parsing and validation; no HTTP)
+//   Executable              PasskeyServerSupport (settings onto HTTP), PasskeyServer (the only place concrete parts are chosen)
 //   Test support / tools    WebAuthnTestSupport (software authenticator), IdentityTestSupport (fake provider),
 //                           passkeyd-bench, passkeyd-loadgen, passkeyd-idp
 import PackageDescription
@@ -159,14 +160,26 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: settings: every PASSKEYD_* variable declared once (ConfigurationCatalog), read, validated and turned
+        // into the domains' values; no HTTP here (PasskeyServerSupport maps them onto HTTPConfiguration).
+        .target(
+            name: "PasskeySettings",
+            dependencies: [
+                "PasskeyApp", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "WebAuthnModel", "COSECrypto", "IdentityCore", "JOSE",
+                "SessionCore", "AppleSignedData",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: the executable: the only place concrete parts are chosen
-        // Its settings (environment parsing and validation), JSON log handler and pool gauges, in a library so
-        // they can be unit-tested.
+        // Its assembly library: the settings' mapping onto the HTTP layer, the JSON log handler and pool gauges, in a
+        // library so they can be unit-tested (re-exports PasskeySettings).
         .target(
             name: "PasskeyServerSupport",
             dependencies: [
-                "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "COSECrypto", "IdentityCore", "JOSE", "WebAuthnModel",
-                "SessionCore", "AppleSignedData", "ProviderKeys",
+                "PasskeySettings", "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "IdentityCore",
+                "WebAuthnModel", "ProviderKeys",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -282,6 +295,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The settings without HTTP: every variable's parsing and refusals, the catalog, docs/configuration.md's tables.
+        .testTarget(
+            name: "PasskeySettingsTests",
+            dependencies: [
+                "PasskeySettings", "PasskeyApp", "PasskeyStore", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto",
+                "IdentityCore", "JOSE", "SessionCore", "AppleSignedData",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

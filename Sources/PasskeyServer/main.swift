@@ -4,9 +4,11 @@
 //   passkeyd migrate   apply pending migrations and exit
 //   passkeyd rotate-session-key
 //                      add a new access-token signing key now (sessions on, database keys) and exit
+//   passkeyd config [--markdown]
+//                      print the reference of every variable (docs/configuration.md's tables with --markdown) and exit
 //
-// Configuration comes from the environment (see docs/configuration.md; parsed and validated by
-// PasskeyServerSupport.Settings) and wired by PasskeyServerSupport.buildApplication. Logs are JSON Lines on stderr.
+// Configuration comes from the environment (see docs/configuration.md; declared, parsed and validated by
+// PasskeySettings) and wired by PasskeyServerSupport.buildApplication. Logs are JSON Lines on stderr.
 import PasskeyApp
 import COSECrypto
 import Foundation
@@ -24,6 +26,12 @@ import ServiceLifecycle
 import SessionCore
 import UnixSignals
 import WebAuthnCore
+
+// `passkeyd config [--markdown]`, `passkeyd --help`: the configuration reference, before anything else.
+if let command = ConfigurationCatalog.Command(CommandLine.arguments.dropFirst()) {
+    print(command.output, terminator: "")
+    exit(command.status)
+}
 
 // Swift concurrency's global executor becomes NIO's event loops (the loops Hummingbird serves on): a request's
 // handler task then runs on the loop that owns its connection, instead of hopping to the default cooperative pool

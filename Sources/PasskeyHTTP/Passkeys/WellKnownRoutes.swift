@@ -4,24 +4,14 @@ import Hummingbird
 import NIOCore
 import WebAuthnModel
 
-/// An Android app allowed to use the RP's passkeys: its package and the SHA-256 fingerprints of its signing
-/// certificates (`keytool -list -v` or the Play Console's "App signing" page).
+/// An Android app allowed to use the RP's passkeys: its package and the SHA-256 fingerprints (32 bytes each) of its
+/// signing certificates. Checked by the caller (PasskeySettings' `AndroidAppSetting`, from `PASSKEYD_ANDROID_APPS`).
 public struct AndroidApp: Sendable, Hashable {
     public let packageName: String
     /// 32 bytes each.
     public let fingerprints: [[UInt8]]
 
-    /// nil unless the package name is a Java-style package (two or more dot-separated parts, each a letter then
-    /// letters, digits or `_`) and every fingerprint is 32 bytes.
-    public init?(packageName: String, fingerprints: [[UInt8]]) {
-        let parts = packageName.split(separator: ".", omittingEmptySubsequences: false)
-        guard packageName.utf8.count <= 255, parts.count >= 2,
-            parts.allSatisfy({ part in
-                guard let first = part.first, first.isASCII, first.isLetter else { return false }
-                return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-            }),
-            !fingerprints.isEmpty, fingerprints.allSatisfy({ $0.count == 32 })
-        else { return nil }
+    public init(packageName: String, fingerprints: [[UInt8]]) {
         self.packageName = packageName
         self.fingerprints = fingerprints
     }
@@ -29,26 +19,6 @@ public struct AndroidApp: Sendable, Hashable {
     /// The fingerprints as `assetlinks.json` writes them: upper-case hex bytes joined by colons.
     public var fingerprintTexts: [String] {
         fingerprints.map { bytes in bytes.map { String(format: "%02X", $0) }.joined(separator: ":") }
-    }
-
-    /// The origins Android's Credential Manager sends in clientDataJSON for this app, one per fingerprint:
-    /// `android:apk-key-hash:` + base64url (no padding) of the certificate's SHA-256.
-    public var origins: [String] { fingerprints.map { "android:apk-key-hash:" + Base64URL.encode($0) } }
-
-    /// Parses one fingerprint: 32 bytes as 64 hex digits, optionally separated by colons (either case).
-    public static func fingerprint(_ text: String) -> [UInt8]? {
-        let digits = text.filter { $0 != ":" }
-        guard digits.count == 64, digits.allSatisfy(\.isHexDigit) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
     }
 }
 

@@ -4,7 +4,8 @@ import Hummingbird
 import NIOCore
 import Synchronization
 
-/// A token bucket: `perSecond` requests sustained, up to `burst` at once.
+/// A token bucket: `perSecond` requests sustained, up to `burst` at once. (The configuration's `RATE/s[:BURST]` text is
+/// parsed and checked by PasskeySettings' `RateLimitSetting`.)
 public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     public var perSecond: Double
     public var burst: Int
@@ -12,29 +13,6 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     public init(perSecond: Double, burst: Int) {
         self.perSecond = perSecond
         self.burst = burst
-    }
-
-    /// `RATE/s` or `RATE/s:BURST`, `RATE/min[:BURST]` (burst defaults to one second's worth, at least 1), or `off`.
-    /// Returns nil for `off`.
-    public static func parse(_ text: String) -> RateLimit?? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if trimmed == "off" { return .some(nil) }
-        let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count) else { return nil }
-        let rate = parts[0].split(separator: "/", omittingEmptySubsequences: false)
-        guard rate.count == 2, let count = Double(rate[0]), count > 0, count.isFinite else { return nil }
-        let perSecond: Double
-        switch rate[1] {
-        case "s": perSecond = count
-        case "min": perSecond = count / 60
-        default: return nil
-        }
-        var burst = max(1, Int(perSecond.rounded(.up)))
-        if parts.count == 2 {
-            guard let value = Int(parts[1]), value >= 1 else { return nil }
-            burst = value
-        }
-        return .some(RateLimit(perSecond: perSecond, burst: burst))
     }
 
     public var description: String { "\(perSecond)/s:\(burst)" }

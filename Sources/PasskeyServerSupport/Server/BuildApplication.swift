@@ -124,7 +124,7 @@ public func buildApplication(
     let router = buildRouter(
         service: ceremonies, identity: identity.service, sessions: sessions, appStore: appStore, appAttest: appAttest, configuration: http)
     let application = Application(
-        router: router, server: settings.serverLimits.server,
+        router: router, server: settings.httpServerLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),
         logger: logger)
 

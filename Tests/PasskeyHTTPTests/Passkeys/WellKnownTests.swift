@@ -40,7 +40,6 @@ struct WellKnownTests {
         #expect(association.appleAppIDs == ["ABCDE12345.com.example.app", "FGHIJ67890.com.example.other"])
         #expect(association.androidApps.map(\.packageName) == ["com.example.app", "com.example.other_2"])
         #expect(association.androidApps[0].fingerprints == [Self.fingerprint, Array(repeating: 0xAB, count: 32)])
-        #expect(association.androidApps[0].fingerprintTexts[0] == Self.fingerprintText)
         // android:apk-key-hash: + base64url without padding of the certificate's SHA-256.
         let origin = "android:apk-key-hash:FG3pg8VzBlDY7rmVLzT8ZBagg0LmHb6oigSWsj_PROU"
         #expect(association.nativeOrigins.first == origin)

@@ -1,11 +1,11 @@
 import Foundation
 import LibPQ
-import PasskeyServerSupport
+import PasskeySettings
 import Testing
 
 @Suite("Settings: database timeouts and shutdown")
 struct DatabaseSettingsTests {
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] { ObservabilitySettingsTests.environment(extra) }
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] { SettingsFixtures.environment(extra) }
 
     @Test("bounded by default: connect 5 s, statement 5 s, pool wait 2 s, lease 11 s, shutdown 30 s")
     func defaults() throws {
@@ -41,7 +41,7 @@ struct DatabaseSettingsTests {
             ("PASSKEYD_DB_STATEMENT_TIMEOUT", "-1"), ("PASSKEYD_DB_STATEMENT_TIMEOUT", "3600001"),
             ("PASSKEYD_DB_POOL_TIMEOUT", "0"), ("PASSKEYD_DB_POOL_TIMEOUT", "fast"), ("PASSKEYD_SHUTDOWN_TIMEOUT", "0"),
         ] {
-            #expect(ObservabilitySettingsTests.error([variable: value])?.variable == variable, "\(variable)=\(value)")
+            #expect(SettingsFixtures.error([variable: value])?.variable == variable, "\(variable)=\(value)")
         }
     }
 }

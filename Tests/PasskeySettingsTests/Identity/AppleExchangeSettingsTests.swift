@@ -1,6 +1,6 @@
 import COSECrypto
 import Foundation
-import PasskeyServerSupport
+import PasskeySettings
 import Testing
 
 @Suite("Settings: Sign in with Apple's code exchange")
@@ -36,7 +36,7 @@ struct AppleExchangeSettingsTests {
                 "PASSKEYD_IDTOKEN_APPLE_PRIVATE_KEY_FILE": p8, "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": kek,
             ]
             for (name, value) in changes { environment[name] = value }
-            return ObservabilitySettingsTests.environment(environment)
+            return SettingsFixtures.environment(environment)
         }
     }
 
@@ -97,7 +97,7 @@ struct AppleExchangeSettingsTests {
     func warnings() throws {
         let files = try Files()
         defer { files.remove() }
-        let line = try Settings(ObservabilitySettingsTests.environment([
+        let line = try Settings(SettingsFixtures.environment([
             "PASSKEYD_IDTOKEN_PROVIDERS": "line", "PASSKEYD_IDTOKEN_LINE_CLIENT_IDS": "1", "PASSKEYD_IDTOKEN_LINE_TEAM_ID": "T",
             "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": files.kek,
         ]))

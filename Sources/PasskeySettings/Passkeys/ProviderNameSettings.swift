@@ -8,14 +8,12 @@ public struct ProviderNameSettings: Sendable {
     public var path: String
     public var names: ProviderNames
 
-    static let variables = ["PASSKEYD_PROVIDER_NAMES_FILE"]
-
     static func load(_ reader: Reader) throws(ConfigurationError) -> ProviderNameSettings? {
-        guard let path = reader.value("PASSKEYD_PROVIDER_NAMES_FILE") else { return nil }
+        guard let path = reader.value(.providerNamesFile) else { return nil }
         do {
             return ProviderNameSettings(path: path, names: try read(path))
         } catch {
-            throw ConfigurationError("PASSKEYD_PROVIDER_NAMES_FILE", "\(path): \(error)")
+            throw ConfigurationError(.providerNamesFile, "\(path): \(error)")
         }
     }
 

@@ -2,28 +2,19 @@ public import AppleSignedData
 import COSECrypto
 public import Foundation
 
-/// App Attest from `PASSKEYD_APPATTEST_*` (off until `PASSKEYD_APPATTEST_APP_IDS` is set):
-///
-///     PASSKEYD_APPATTEST_APP_IDS=TEAMID.com.example.app,...   the apps whose keys may be attested (turns it on)
-///     PASSKEYD_APPATTEST_ROOT_FILE=/etc/passkeyd/Apple_App_Attestation_Root_CA.pem   the root (PEM; required when on)
-///     PASSKEYD_APPATTEST_ALLOW_DEVELOPMENT=off                 also accept development builds (appattestdevelop)
-///     PASSKEYD_APPATTEST_CHALLENGE_TTL=300                     challenge lifetime, seconds (10-3600)
+/// App Attest from `PASSKEYD_APPATTEST_*` (declared in AppAttestVariables.swift; off until `PASSKEYD_APPATTEST_APP_IDS`
+/// is set).
 public struct AppAttestSettings: Sendable {
     /// Apps, environments and the root.
     public var configuration: AppAttestConfiguration
     /// How long a challenge stays usable.
     public var challengeTimeout: TimeInterval
 
-    static let variables = [
-        "PASSKEYD_APPATTEST_APP_IDS", "PASSKEYD_APPATTEST_ROOT_FILE", "PASSKEYD_APPATTEST_ALLOW_DEVELOPMENT",
-        "PASSKEYD_APPATTEST_CHALLENGE_TTL",
-    ]
-
     /// nil when App Attest is off (a variable set anyway is a warning).
     static func load(_ reader: Reader, warnings: inout [String]) throws(ConfigurationError) -> AppAttestSettings? {
-        guard let ids = reader.list("PASSKEYD_APPATTEST_APP_IDS") else {
-            for variable in variables.dropFirst() where reader.value(variable) != nil {
-                warnings.append("\(variable): ignored while PASSKEYD_APPATTEST_APP_IDS is unset")
+        guard let ids = reader.list(.appAttestAppIDs) else {
+            for variable in ConfigurationCatalog.appAttestVariables where variable != .appAttestAppIDs && reader.isSet(variable) {
+                warnings.append("\(variable.name): ignored while PASSKEYD_APPATTEST_APP_IDS is unset")
             }
             return nil
         }
@@ -31,16 +22,16 @@ public struct AppAttestSettings: Sendable {
         for id in ids {
             guard let app = AppAttestApp(appID: id) else {
                 throw ConfigurationError(
-                    "PASSKEYD_APPATTEST_APP_IDS", "\"\(id)\" is not an App ID: TEAMID (ten letters or digits), a dot, the bundle id")
+                    .appAttestAppIDs, "\"\(id)\" is not an App ID: TEAMID (ten letters or digits), a dot, the bundle id")
             }
             if !apps.contains(app) { apps.append(app) }
         }
-        guard let path = reader.value("PASSKEYD_APPATTEST_ROOT_FILE") else {
+        guard let path = reader.value(.appAttestRootFile) else {
             throw ConfigurationError(
-                "PASSKEYD_APPATTEST_ROOT_FILE", "required with PASSKEYD_APPATTEST_APP_IDS: Apple App Attestation Root CA (PEM)")
+                .appAttestRootFile, "required with PASSKEYD_APPATTEST_APP_IDS: Apple App Attestation Root CA (PEM)")
         }
-        let roots = try Settings.loadTrustRoots("PASSKEYD_APPATTEST_ROOT_FILE", path: path)
-        let development = try reader.boolean("PASSKEYD_APPATTEST_ALLOW_DEVELOPMENT", default: false)
+        let roots = try Settings.loadTrustRoots(ConfigVariable.appAttestRootFile.name, path: path)
+        let development = try reader.boolean(.appAttestAllowDevelopment)
         if development {
             warnings.append("PASSKEYD_APPATTEST_ALLOW_DEVELOPMENT: keys from development builds are accepted; not for production")
         }
@@ -48,7 +39,7 @@ public struct AppAttestSettings: Sendable {
         if !fingerprint.contains(appleRootFingerprint) {
             warnings.append("PASSKEYD_APPATTEST_ROOT_FILE: not Apple App Attestation Root CA (SHA-256 1C:B9:82:3B:…); real devices will fail")
         }
-        let ttl = try reader.integer("PASSKEYD_APPATTEST_CHALLENGE_TTL", default: 300, in: 10...3600)
+        let ttl = try reader.integer(.appAttestChallengeTTL)
         return AppAttestSettings(
             configuration: AppAttestConfiguration(apps: apps, allowDevelopment: development, roots: TrustAnchors(roots)),
             challengeTimeout: TimeInterval(ttl))

@@ -1,15 +1,15 @@
 import AppleSignedData
 import COSECrypto
 import Foundation
-import PasskeyServerSupport
+import PasskeySettings
 import Testing
 
 /// `PASSKEYD_APPSTORE_*`: off by default, safe defaults when on (Production only), every refusal naming its variable.
 @Suite("Settings: App Store")
 struct AppStoreSettingsTests {
-    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(ObservabilitySettingsTests.environment(extra)) }
-    static func error(_ extra: [String: String]) -> ConfigurationError? { ObservabilitySettingsTests.error(extra) }
-    static let root = StoreKitVectors.root.appendingPathComponent("certs/AppleRootCA-G3.pem").path
+    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(SettingsFixtures.environment(extra)) }
+    static func error(_ extra: [String: String]) -> ConfigurationError? { SettingsFixtures.error(extra) }
+    static let root = SettingsFixtures.storeKitVectors.appendingPathComponent("certs/AppleRootCA-G3.pem").path
 
     @Test("off by default (its variables then warned about); on: Production only, the root file, the app's Apple ID")
     func defaults() throws {
@@ -43,7 +43,7 @@ struct AppStoreSettingsTests {
 
     @Test("warnings: a root that is not Apple Root CA - G3; the routes open without API keys")
     func warnings() throws {
-        let test = StoreKitVectors.root.appendingPathComponent("certs/testCA.pem").path
+        let test = SettingsFixtures.storeKitVectors.appendingPathComponent("certs/testCA.pem").path
         let base = ["PASSKEYD_APPSTORE_BUNDLE_ID": "com.example", "PASSKEYD_APPSTORE_ENVIRONMENTS": "Sandbox"]
         let open = try Self.settings(base.merging(["PASSKEYD_APPSTORE_ROOT_FILES": test]) { $1 })
         #expect(open.warnings.contains { $0.hasPrefix("PASSKEYD_APPSTORE_ROOT_FILES: not Apple Root CA - G3") })

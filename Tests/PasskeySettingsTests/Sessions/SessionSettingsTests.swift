@@ -1,14 +1,14 @@
 import COSECrypto
 import Foundation
-import PasskeyServerSupport
+import PasskeySettings
 import SessionCore
 import Testing
 
 /// `PASSKEYD_SESSION*`: off by default, the defaults when on, key sources, and every refusal naming its variable.
 @Suite("Settings: sessions")
 struct SessionSettingsTests {
-    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(ObservabilitySettingsTests.environment(extra)) }
-    static func error(_ extra: [String: String]) -> ConfigurationError? { ObservabilitySettingsTests.error(extra) }
+    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(SettingsFixtures.environment(extra)) }
+    static func error(_ extra: [String: String]) -> ConfigurationError? { SettingsFixtures.error(extra) }
 
     /// A file under the temporary directory holding `text`.
     static func file(_ text: String) throws -> String {

@@ -1,5 +1,5 @@
 public import Foundation
-public import PasskeyHTTP
+import WebAuthnModel
 
 /// Native apps and related web origins that may use the RP's passkeys (`PASSKEYD_APPLE_APP_IDS`,
 /// `PASSKEYD_ANDROID_APPS`, `PASSKEYD_RELATED_ORIGINS`):
@@ -16,19 +16,12 @@ public import PasskeyHTTP
 /// origin is missing from `PASSKEYD_ORIGINS`.
 public struct AssociationSettings: Sendable {
     public var appleAppIDs: [String] = []
-    public var androidApps: [AndroidApp] = []
+    public var androidApps: [AndroidAppSetting] = []
     /// What `/.well-known/webauthn` lists; empty = no such route.
     public var relatedOrigins: [String] = []
 
-    /// The documents the HTTP layer serves.
-    public var documents: WellKnownDocuments {
-        WellKnownDocuments(appleAppIDs: appleAppIDs, androidApps: androidApps, relatedOrigins: relatedOrigins)
-    }
-
     /// The origins the Android apps send (added to the accepted origins).
     public var nativeOrigins: [String] { androidApps.flatMap(\.origins) }
-
-    static let variables = ["PASSKEYD_APPLE_APP_IDS", "PASSKEYD_ANDROID_APPS", "PASSKEYD_RELATED_ORIGINS"]
 
     /// Browsers evaluate at most this many distinct labels (registrable domains without their public suffix) of a
     /// related-origins list, in order, and ignore origins past them (WebAuthn L3 §5.11.1; Chrome and Safari use 5).
@@ -38,9 +31,9 @@ public struct AssociationSettings: Sendable {
     ///   - origins: `PASSKEYD_ORIGINS` as configured (already validated).
     static func load(_ reader: Reader, rpID: String, origins: [String], warnings: inout [String]) throws(ConfigurationError) -> AssociationSettings {
         var settings = AssociationSettings()
-        for id in reader.list("PASSKEYD_APPLE_APP_IDS") ?? [] {
+        for id in reader.list(.appleAppIDs) ?? [] {
             guard Self.isAppID(id) else {
-                throw ConfigurationError("PASSKEYD_APPLE_APP_IDS", "\"\(id)\" is not an App ID: TEAMID (ten letters or digits), a dot, the bundle id")
+                throw ConfigurationError(.appleAppIDs, "\"\(id)\" is not an App ID: TEAMID (ten letters or digits), a dot, the bundle id")
             }
             if !settings.appleAppIDs.contains(id) { settings.appleAppIDs.append(id) }
         }
@@ -48,20 +41,20 @@ public struct AssociationSettings: Sendable {
             warnings.append(
                 "PASSKEYD_APPLE_APP_IDS: iOS apps send the origin https://\(rpID), which PASSKEYD_ORIGINS does not list: their ceremonies will be refused")
         }
-        for entry in reader.list("PASSKEYD_ANDROID_APPS") ?? [] {
+        for entry in reader.list(.androidApps) ?? [] {
             let problem = ConfigurationError(
-                "PASSKEYD_ANDROID_APPS",
+                .androidApps,
                 "\"\(entry)\" is not package=FINGERPRINT[|FINGERPRINT…] (a Java package name; each fingerprint the SHA-256 of a signing certificate, 64 hex digits, colons optional)")
             let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2 else { throw problem }
             var fingerprints: [[UInt8]] = []
             for text in parts[1].split(separator: "|").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                guard let fingerprint = AndroidApp.fingerprint(text) else { throw problem }
+                guard let fingerprint = AndroidAppSetting.fingerprint(text) else { throw problem }
                 if !fingerprints.contains(fingerprint) { fingerprints.append(fingerprint) }
             }
-            guard let app = AndroidApp(packageName: parts[0], fingerprints: fingerprints) else { throw problem }
+            guard let app = AndroidAppSetting(packageName: parts[0], fingerprints: fingerprints) else { throw problem }
             guard !settings.androidApps.contains(where: { $0.packageName == app.packageName }) else {
-                throw ConfigurationError("PASSKEYD_ANDROID_APPS", "\(app.packageName) is listed twice; give all its fingerprints in one entry")
+                throw ConfigurationError(.androidApps, "\(app.packageName) is listed twice; give all its fingerprints in one entry")
             }
             settings.androidApps.append(app)
         }
@@ -71,21 +64,21 @@ public struct AssociationSettings: Sendable {
             guard let host = Self.webHost(origin) else { return false }
             return host != rpID && !host.hasSuffix("." + rpID)
         }
-        if let listed = reader.list("PASSKEYD_RELATED_ORIGINS") {
+        if let listed = reader.list(.relatedOrigins) {
             var related: [String] = []
             for origin in listed {
                 guard Self.webHost(origin) != nil else {
-                    throw ConfigurationError("PASSKEYD_RELATED_ORIGINS", "\"\(origin)\" is not a web origin (https://host[:port])")
+                    throw ConfigurationError(.relatedOrigins, "\"\(origin)\" is not a web origin (https://host[:port])")
                 }
                 guard origins.contains(origin) else {
                     throw ConfigurationError(
-                        "PASSKEYD_RELATED_ORIGINS", "\(origin) is not in PASSKEYD_ORIGINS: browsers would let it ask, and passkeyd would refuse its ceremonies")
+                        .relatedOrigins, "\(origin) is not in PASSKEYD_ORIGINS: browsers would let it ask, and passkeyd would refuse its ceremonies")
                 }
                 if !related.contains(origin) { related.append(origin) }
             }
             for origin in foreign where !related.contains(origin) {
                 throw ConfigurationError(
-                    "PASSKEYD_RELATED_ORIGINS",
+                    .relatedOrigins,
                     "\(origin) (in PASSKEYD_ORIGINS) is outside the RP id \(rpID) and not listed: browsers refuse its ceremonies unless /.well-known/webauthn lists it")
             }
             settings.relatedOrigins = related
@@ -135,5 +128,49 @@ public struct AssociationSettings: Sendable {
             if !labels.contains(label) { labels.append(label) }
         }
         return labels
+    }
+}
+
+/// An Android app allowed to use the RP's passkeys (`PASSKEYD_ANDROID_APPS`): its package and the SHA-256 fingerprints
+/// of its signing certificates (`keytool -list -v` or the Play Console's "App signing" page). The checks live here;
+/// the HTTP layer renders `/.well-known/assetlinks.json` from these values.
+public struct AndroidAppSetting: Sendable, Hashable {
+    public let packageName: String
+    /// 32 bytes each.
+    public let fingerprints: [[UInt8]]
+
+    /// nil unless the package name is a Java-style package (at most 255 bytes, two or more dot-separated parts, each a
+    /// letter then letters, digits or `_`) and there is at least one fingerprint and every fingerprint is 32 bytes.
+    public init?(packageName: String, fingerprints: [[UInt8]]) {
+        let parts = packageName.split(separator: ".", omittingEmptySubsequences: false)
+        guard packageName.utf8.count <= 255, parts.count >= 2,
+            parts.allSatisfy({ part in
+                guard let first = part.first, first.isASCII, first.isLetter else { return false }
+                return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            }),
+            !fingerprints.isEmpty, fingerprints.allSatisfy({ $0.count == 32 })
+        else { return nil }
+        self.packageName = packageName
+        self.fingerprints = fingerprints
+    }
+
+    /// The origins Android's Credential Manager sends in clientDataJSON for this app, one per fingerprint:
+    /// `android:apk-key-hash:` + base64url (no padding) of the certificate's SHA-256.
+    public var origins: [String] { fingerprints.map { "android:apk-key-hash:" + Base64URL.encode($0) } }
+
+    /// Parses one fingerprint: 32 bytes as 64 hex digits, optionally separated by colons (either case).
+    public static func fingerprint(_ text: String) -> [UInt8]? {
+        let digits = text.filter { $0 != ":" }
+        guard digits.count == 64, digits.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
     }
 }

@@ -1,7 +1,7 @@
 import AppleSignedData
 import COSECrypto
 import Foundation
-import PasskeyServerSupport
+import PasskeySettings
 import Testing
 import WebAuthnTestSupport
 
@@ -9,11 +9,11 @@ import WebAuthnTestSupport
 /// every refusal naming its variable.
 @Suite("Settings: App Attest")
 struct AppAttestSettingsTests {
-    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(ObservabilitySettingsTests.environment(extra)) }
-    static func error(_ extra: [String: String]) -> ConfigurationError? { ObservabilitySettingsTests.error(extra) }
+    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(SettingsFixtures.environment(extra)) }
+    static func error(_ extra: [String: String]) -> ConfigurationError? { SettingsFixtures.error(extra) }
 
     /// Apple's root from the shared vectors (`../shared/vectors/apple/appattest/certs`).
-    static let appleRoot = PostgresHTTP.repository.deletingLastPathComponent()
+    static let appleRoot = SettingsFixtures.repository.deletingLastPathComponent()
         .appendingPathComponent("shared/vectors/apple/appattest/certs/Apple_App_Attestation_Root_CA.pem").path
 
     static func file(_ text: String) throws -> String {

@@ -8,71 +8,65 @@ public struct AppStoreSettings: Sendable {
     /// How long notification UUIDs are kept to recognise Apple's retries (`PASSKEYD_APPSTORE_NOTIFICATION_RETENTION`).
     public var notificationRetention: TimeInterval
 
-    static let variables = [
-        "PASSKEYD_APPSTORE_BUNDLE_ID", "PASSKEYD_APPSTORE_ROOT_FILES", "PASSKEYD_APPSTORE_ENVIRONMENTS",
-        "PASSKEYD_APPSTORE_APP_APPLE_ID", "PASSKEYD_APPSTORE_PRODUCT_IDS", "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS",
-        "PASSKEYD_APPSTORE_NOTIFICATION_RETENTION",
-    ]
-
     /// Reads the settings; nil when off (and then every other `PASSKEYD_APPSTORE_*` variable is warned about).
     static func load(_ reader: Reader, warnings: inout [String]) throws(ConfigurationError) -> AppStoreSettings? {
-        guard let bundleID = reader.value("PASSKEYD_APPSTORE_BUNDLE_ID") else {
-            for variable in variables.dropFirst() where reader.value(variable) != nil {
-                warnings.append("\(variable): ignored while PASSKEYD_APPSTORE_BUNDLE_ID is unset")
+        guard let bundleID = reader.value(.appStoreBundleID) else {
+            for variable in ConfigurationCatalog.appStoreVariables where variable != .appStoreBundleID && reader.isSet(variable) {
+                warnings.append("\(variable.name): ignored while PASSKEYD_APPSTORE_BUNDLE_ID is unset")
             }
             return nil
         }
         guard !bundleID.isEmpty, bundleID.utf8.count <= 255 else {
-            throw ConfigurationError("PASSKEYD_APPSTORE_BUNDLE_ID", "must be the app's bundle id")
+            throw ConfigurationError(.appStoreBundleID, "must be the app's bundle id")
         }
-        guard let files = reader.list("PASSKEYD_APPSTORE_ROOT_FILES"), !files.isEmpty else {
+        guard let files = reader.list(.appStoreRootFiles), !files.isEmpty else {
             throw ConfigurationError(
-                "PASSKEYD_APPSTORE_ROOT_FILES",
+                .appStoreRootFiles,
                 "required with PASSKEYD_APPSTORE_BUNDLE_ID: PEM file of Apple Root CA - G3 (https://www.apple.com/certificateauthority/)")
         }
         let roots: TrustAnchors
         do {
             roots = try TrustAnchors.loadPEMFiles(files)
         } catch {
-            throw ConfigurationError("PASSKEYD_APPSTORE_ROOT_FILES", "\(error)")
+            throw ConfigurationError(.appStoreRootFiles, "\(error)")
         }
         var environments: Set<AppStoreEnvironment> = []
-        for name in reader.list("PASSKEYD_APPSTORE_ENVIRONMENTS") ?? ["Production"] {
+        for name in reader.listOrDefault(.appStoreEnvironments) {
             guard let environment = AppStoreEnvironment(rawValue: name), environment.isAppleSigned else {
                 throw ConfigurationError(
-                    "PASSKEYD_APPSTORE_ENVIRONMENTS",
+                    .appStoreEnvironments,
                     "must list Production and/or Sandbox, got \"\(name)\" (Xcode and LocalTesting: PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS)")
             }
             environments.insert(environment)
         }
         var appAppleID: Int64?
-        if let text = reader.value("PASSKEYD_APPSTORE_APP_APPLE_ID") {
+        if let text = reader.value(.appStoreAppAppleID) {
             guard let value = Int64(text), value > 0 else {
-                throw ConfigurationError("PASSKEYD_APPSTORE_APP_APPLE_ID", "must be the app's numeric Apple ID")
+                throw ConfigurationError(.appStoreAppAppleID, "must be the app's numeric Apple ID")
             }
             appAppleID = value
         } else if environments.contains(.production) {
             throw ConfigurationError(
-                "PASSKEYD_APPSTORE_APP_APPLE_ID", "required while Production is accepted (App Store Connect › App Information › Apple ID)")
+                .appStoreAppAppleID, "required while Production is accepted (App Store Connect › App Information › Apple ID)")
         }
         var policy = AppStorePolicy(
             roots: roots, bundleID: bundleID, appAppleID: appAppleID, environments: environments,
-            productIDs: reader.list("PASSKEYD_APPSTORE_PRODUCT_IDS").map(Set.init))
+            productIDs: reader.list(.appStoreProductIDs).map(Set.init))
         if !roots.certificates.contains(where: { Digest.sha256($0.derEncoded) == appleRootG3Fingerprint }) {
             warnings.append("PASSKEYD_APPSTORE_ROOT_FILES: not Apple Root CA - G3 (SHA-256 63:34:3A:BF:…); real App Store data will fail")
         }
-        if try reader.boolean("PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS", default: false) {
+        if try reader.boolean(.appStoreUnsafeAllowLocalEnvironments) {
             // Unsigned Xcode data next to real purchases could overwrite them (a later signedDate wins): never both.
             guard !environments.contains(.production) else {
                 throw ConfigurationError(
-                    "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS", "cannot be on while PASSKEYD_APPSTORE_ENVIRONMENTS accepts Production")
+                    .appStoreUnsafeAllowLocalEnvironments, "cannot be on while PASSKEYD_APPSTORE_ENVIRONMENTS accepts Production")
             }
             policy = policy.unsafeAllowingLocalEnvironments()
             warnings.append(
                 "PASSKEYD_APPSTORE_UNSAFE_ALLOW_LOCAL_ENVIRONMENTS: Xcode and LocalTesting data is accepted WITHOUT Apple's signature: anyone can mint purchases; development only")
         }
         // Apple retries a notification for about three days: keep its UUID well past that.
-        let retention = try reader.integer("PASSKEYD_APPSTORE_NOTIFICATION_RETENTION", default: 30 * 86_400, in: 7 * 86_400...(3650 * 86_400))
+        let retention = try reader.integer(.appStoreNotificationRetention)
         return AppStoreSettings(policy: policy, notificationRetention: TimeInterval(retention))
     }
 

@@ -1,14 +1,14 @@
 import Foundation
 import IdentityCore
 import JOSE
-import PasskeyServerSupport
+import PasskeySettings
 import Testing
 
 /// `PASSKEYD_IDTOKEN_*`: presets, generic providers, key locations, and every refusal naming its variable.
 @Suite("Settings: ID-token providers")
 struct IdentitySettingsTests {
-    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(ObservabilitySettingsTests.environment(extra)) }
-    static func error(_ extra: [String: String]) -> ConfigurationError? { ObservabilitySettingsTests.error(extra) }
+    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(SettingsFixtures.environment(extra)) }
+    static func error(_ extra: [String: String]) -> ConfigurationError? { SettingsFixtures.error(extra) }
 
     @Test("none configured: no providers; the presets get their issuers, algorithms, nonce rules and published JWKS URLs")
     func presets() throws {
