@@ -814,19 +814,22 @@ class AppAttestKey(TypedDict):
 class AppStoreTransactionRequest(TypedDict):
     # The user id (user handle), base64url.
     userId: str
-    # A compact JWS as StoreKit or Apple sends it.
+    # A compact JWS as StoreKit or Apple sends it. Any string passes the body's shape check; one that is not a
+    # compact JWS (the empty string included) is 400 `appstore_jws_malformed`.
     signedTransaction: str
 
 
 class AppStoreRenewalRequest(TypedDict):
-    # A compact JWS as StoreKit or Apple sends it.
+    # A compact JWS as StoreKit or Apple sends it. Any string passes the body's shape check; one that is not a
+    # compact JWS (the empty string included) is 400 `appstore_jws_malformed`.
     signedRenewalInfo: str
 
 
 class AppStoreNotificationRequest(TypedDict):
     """The body App Store Server Notifications V2 post."""
 
-    # A compact JWS as StoreKit or Apple sends it.
+    # A compact JWS as StoreKit or Apple sends it. Any string passes the body's shape check; one that is not a
+    # compact JWS (the empty string included) is 400 `appstore_jws_malformed`.
     signedPayload: str
 
 
@@ -909,8 +912,9 @@ class AppStoreEntitlement(TypedDict):
 class AppStoreTransactionResponse(TypedDict):
     # The user id (user handle), base64url.
     userId: str
-    # The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ user handle), first 16 bytes, as an RFC
-    # 9562 version 8 UUID. Pass it to `Product.PurchaseOption.appAccountToken(_:)`.
+    # The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ the user handle's raw bytes, not its
+    # base64url text), first 16 bytes, as an RFC 9562 version 8 UUID in lowercase. Pass it to
+    # `Product.PurchaseOption.appAccountToken(_:)`.
     appAccountToken: str
     # `unchanged`: the kept copy is newer.
     stored: str
@@ -938,8 +942,9 @@ class AppStoreNotificationResponse(TypedDict):
 class EntitlementsResponse(TypedDict):
     # The user id (user handle), base64url.
     userId: str
-    # The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ user handle), first 16 bytes, as an RFC
-    # 9562 version 8 UUID. Pass it to `Product.PurchaseOption.appAccountToken(_:)`.
+    # The user's appAccountToken: SHA-256("passkeyd-app-account-token:" ‖ the user handle's raw bytes, not its
+    # base64url text), first 16 bytes, as an RFC 9562 version 8 UUID in lowercase. Pass it to
+    # `Product.PurchaseOption.appAccountToken(_:)`.
     appAccountToken: str
     # What grants access now.
     entitlements: List["AppStoreEntitlement"]
