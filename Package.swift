@@ -33,8 +33,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebAuthnCore", targets: ["WebAuthnCore"]),
-        // For Swift backends that call passkeyd (docs/clients.md).
-        .library(name: "PasskeydClient", targets: ["PasskeydClient"]),
         .executable(name: "passkeyd", targets: ["PasskeyServer"]),
         .executable(name: "passkeyd-bench", targets: ["PasskeyBench"]),
         .executable(name: "passkeyd-softkey", targets: ["PasskeySoftKey"]),
@@ -144,19 +142,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/demo")],
-            swiftSettings: strictSettings
-        ),
-
-        // MARK: the client library for Swift backends (on AsyncHTTPClient; the wire types of WebAuthnModel)
-        .target(
-            name: "PasskeydClient",
-            dependencies: [
-                "WebAuthnModel",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-            ],
             swiftSettings: strictSettings
         ),
 
@@ -287,7 +272,7 @@ let package = Package(
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
                 "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
-                "IdentityTestSupport", "AppleSignedData", "PasskeydClient",
+                "IdentityTestSupport", "AppleSignedData",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
