@@ -157,6 +157,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The version (VERSION) and source revision, written before each build by the BuildInfo plugin.
+        .target(
+            name: "PasskeyBuildInfo",
+            swiftSettings: strictSettings,
+            plugins: [.plugin(name: "BuildInfo")]
+        ),
+        .plugin(name: "BuildInfo", capability: .buildTool()),
+
         // MARK: the executable: the only place concrete parts are chosen
         // Its assembly library: the settings' mapping onto the HTTP layer, the JSON log handler and pool gauges, in a
         // library so they can be unit-tested (re-exports PasskeySettings).
@@ -164,7 +172,7 @@ let package = Package(
             name: "PasskeyServerSupport",
             dependencies: [
                 "PasskeySettings", "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "IdentityCore",
-                "WebAuthnModel", "ProviderKeys",
+                "WebAuthnModel", "ProviderKeys", "PasskeyBuildInfo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -177,7 +185,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyServerSupport", "IdentityCore", "SessionCore",
+                "PasskeyServerSupport", "PasskeyBuildInfo", "IdentityCore", "SessionCore",
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "COSECrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -272,7 +280,7 @@ let package = Package(
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
                 "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
-                "IdentityTestSupport", "AppleSignedData",
+                "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),

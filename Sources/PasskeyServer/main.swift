@@ -4,12 +4,14 @@
 //   passkeyd migrate   apply pending migrations and exit
 //   passkeyd rotate-session-key
 //                      add a new access-token signing key now (sessions on, database keys) and exit
+//   passkeyd --version print the version and source revision and exit
 //   passkeyd config [--markdown]
 //                      print the reference of every variable (docs/configuration.md's tables with --markdown) and exit
 //
 // Configuration comes from the environment (see docs/configuration.md; declared, parsed and validated by
 // PasskeySettings) and wired by PasskeyServerSupport.buildApplication. Logs are JSON Lines on stderr.
 import PasskeyApp
+import PasskeyBuildInfo
 import COSECrypto
 import Foundation
 import IdentityCore
@@ -27,7 +29,12 @@ import SessionCore
 import UnixSignals
 import WebAuthnCore
 
-// `passkeyd config [--markdown]`, `passkeyd --help`: the configuration reference, before anything else.
+// `passkeyd --version`: the version and source revision; `passkeyd config [--markdown]`, `passkeyd --help`: the
+// configuration reference. Before anything else.
+if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+    print(BuildInfo.description)
+    exit(0)
+}
 if let command = ConfigurationCatalog.Command(CommandLine.arguments.dropFirst()) {
     print(command.output, terminator: "")
     exit(command.status)
@@ -117,6 +124,7 @@ do {
     logger.info(
         "passkeyd starting",
         metadata: [
+            "version": .string(BuildInfo.version), "revision": .string(BuildInfo.revision),
             "listen": .string("\(settings.host):\(settings.port)"), "rp_id": .string(rp.id),
             "origins": .array(rp.allowedOrigins.sorted().map { .string($0) }),
             "algorithms": .array(rp.algorithms.algorithms.map { .string($0.name) }),

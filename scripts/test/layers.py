@@ -19,6 +19,8 @@ import sys
 LAYERS = {
     # C libraries and the shared error shape
     "CLibCBOR": 0, "COpenSSL": 0, "CLibPQ": 0, "PasskeyErrors": 0,
+    # the version and source revision (VERSION, git; written by the BuildInfo plugin)
+    "PasskeyBuildInfo": 0,
     # one wrapper module per C library (C pointers never leave them)
     "CBORCodec": 1, "COSECrypto": 1.1, "LibPQ": 1,
     # wire models and JOSE

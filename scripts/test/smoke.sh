@@ -60,6 +60,13 @@ expect 200 GET /openapi.json | jq -e '.openapi' >/dev/null || fail "openapi"
 # Read whole, then search: `curl | grep -q` fails under pipefail when grep exits before curl has written everything.
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 grep -q '^passkeyd_requests_total' <<<"$metrics" || fail "metrics"
+# The release binary says what it is (VERSION and the commit it was built from), on the command line and in /metrics.
+version=$(tr -d ' \n' <"$repo/VERSION")
+revision=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+[[ $(passkeyd --version) == "passkeyd $version (revision $revision)" ]] \
+    || fail "passkeyd --version: '$(passkeyd --version)', not 'passkeyd $version (revision $revision)'"
+grep -qxF "passkeyd_build_info{version=\"$version\",revision=\"$revision\"} 1" <<<"$metrics" \
+    || fail "metrics: no passkeyd_build_info for $version at $revision"
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
 echo "smoke: walkthrough passed against a running passkeyd"

@@ -5,6 +5,7 @@ public import IdentityCore
 public import Logging
 public import Metrics
 public import PasskeyApp
+import PasskeyBuildInfo
 public import PasskeyHTTP
 public import PasskeyStore
 public import ServiceLifecycle
@@ -89,6 +90,11 @@ public func buildApplication(
     let logger = dependencies.logger
     let now = dependencies.now
     let factory = dependencies.metricsFactory
+    // What this process is: a gauge of 1 whose labels are the version and the source revision.
+    Gauge(
+        label: "passkeyd_build_info", dimensions: [("version", BuildInfo.version), ("revision", BuildInfo.revision)],
+        factory: factory
+    ).record(1)
 
     var ceremonies = CeremonyService(
         relyingParty: settings.relyingParty, store: store, challengeSource: dependencies.challengeSource, now: now)

@@ -10,6 +10,7 @@ extension ConfigurationCatalog {
                    passkeyd migrate               apply pending migrations and exit
                    passkeyd rotate-session-key    add a new access-token signing key now and exit
                    passkeyd config [--markdown]   print the configuration reference (--markdown: docs/configuration.md's tables)
+                   passkeyd --version             print the version and source revision
             Configuration comes from PASSKEYD_* environment variables (and PASSKEYD_CONFIG_FILE).
 
             """

@@ -19,6 +19,7 @@ import Testing
 import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
+import PasskeyBuildInfo
 
 // MARK: support
 
@@ -298,6 +299,8 @@ struct ObservabilityRequestTests {
             let text = metrics.text
             #expect(text.contains("# TYPE passkeyd_requests_total counter"))
             #expect(text.contains(#"passkeyd_requests_total{operation="registration_begin",outcome="success",code="ok"} 2"#))
+            #expect(text.contains("# TYPE passkeyd_build_info gauge"))
+            #expect(text.contains(#"passkeyd_build_info{version="\#(BuildInfo.version)",revision="\#(BuildInfo.revision)"} 1"#))
             #expect(text.contains(#"passkeyd_requests_total{operation="registration_finish",outcome="failure",code="malformed_json"} 2"#))
             #expect(text.contains(#"passkeyd_requests_total{operation="authentication_begin",outcome="failure",code="unauthorized"} 1"#))
             #expect(text.contains("# TYPE passkeyd_request_duration_seconds histogram"))
