@@ -50,7 +50,7 @@ public struct PasskeydClient: Sendable {
     }
 
     /// This client's version, sent in `User-Agent`.
-    public static let version = "0.1.0"
+    public static let version = "0.3.0"
 
     // MARK: calling an operation
 
