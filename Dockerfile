@@ -29,10 +29,12 @@ RUN swift package resolve
 # The whole package graph is loaded even for one product, so the test targets' sources are needed too.
 COPY Sources ./Sources
 COPY Tests ./Tests
-# The revision the build records, for this build stage only: in the environment of the build, and in the file
-# REVISION, which the build reads because SwiftPM runs build plugins without the caller's environment.
+# The BuildInfo plugin writes the version (VERSION) and the revision into the binary (docs/operations.md, "Version").
+COPY VERSION ./
+COPY Plugins ./Plugins
+# The revision the build records, in the file REVISION, which the plugin reads where there is no .git (SwiftPM runs
+# build plugins without the caller's environment, so a variable would not reach it).
 ARG PASSKEYD_REVISION=unknown
-ENV PASSKEYD_REVISION=${PASSKEYD_REVISION}
 # The Swift runtime and Foundation are linked statically: the runtime image needs no toolchain.
 RUN printf '%s\n' "$PASSKEYD_REVISION" >REVISION \
     && swift build -c release --product passkeyd --static-swift-stdlib \

@@ -43,6 +43,6 @@ pk_start passkeyd PASSKEYD_DATABASE_URL="$url" PASSKEYD_RP_ID=localhost PASSKEYD
 export PASSKEYD_URL="$PK_URL" PASSKEYD_API_KEY="$api_key" PASSKEYD_ADMIN_KEY="$admin_key"
 export PASSKEYD_ORIGIN="http://localhost:$PK_PORT" PASSKEYD_SOFTKEY="$bin/passkeyd-softkey" PASSKEYD_IDP="$bin/passkeyd-idp"
 export PASSKEYD_IDP_DIR="$work/idp" PASSKEYD_IDP_AUDIENCE=com.example.app PASSKEYD_STOREKIT_CERTS="$vectors/certs"
-(cd "$client" && node --test test/live.test.mjs) \
+(cd "$client" && node --test test/live.test.mjs test/readme.test.mjs) \
     || { echo "typescript-client-test: failed; passkeyd log:" >&2; tail -20 "$work/passkeyd.log" >&2; exit 1; }
 echo "typescript-client-test: passed"
