@@ -65,7 +65,7 @@ version=$(tr -d ' \n' <"$repo/VERSION")
 revision=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 [[ $(passkeyd --version) == "passkeyd $version (revision $revision)" ]] \
     || fail "passkeyd --version: '$(passkeyd --version)', not 'passkeyd $version (revision $revision)'"
-grep -qxF "passkeyd_build_info{version=\"$version\",revision=\"$revision\"} 1" <<<"$metrics" \
+grep -qE "^passkeyd_build_info\{version=\"$version\",revision=\"$revision\"\} 1(\.0)?$" <<<"$metrics" \
     || fail "metrics: no passkeyd_build_info for $version at $revision"
 kill -TERM "$server"
 wait "$server" || fail "passkeyd did not exit cleanly on SIGTERM"
