@@ -199,6 +199,12 @@ let package = Package(
         ),
 
         // MARK: test support and tools
+        // The settings tests' fixtures (PasskeySettingsTests and PasskeyHTTPTests).
+        .target(
+            name: "SettingsTestSupport",
+            dependencies: ["PasskeySettings", "WebAuthnTestSupport", "COSECrypto"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "WebAuthnTestSupport",
             dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto"],
@@ -280,7 +286,7 @@ let package = Package(
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
                 "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
-                "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo",
+                "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo", "SettingsTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -296,7 +302,7 @@ let package = Package(
             name: "PasskeySettingsTests",
             dependencies: [
                 "PasskeySettings", "PasskeyApp", "PasskeyStore", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto",
-                "IdentityCore", "JOSE", "SessionCore", "AppleSignedData",
+                "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SettingsTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -13,6 +13,7 @@ import Testing
 import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
+import SettingsTestSupport
 
 // The FIDO conformance transport binding (Sources/PasskeyHTTP/Passkeys/ConformanceRoutes.swift), walked the way the FIDO
 // conformance tool walks a server: its public server test list (conformance-test-tools-resources
@@ -313,7 +314,7 @@ struct ConformanceConfigurationTests {
 
     @Test("the conformance recipe of docs/fido-conformance.md parses into the relying party these tests use")
     func readmeRecipe() throws {
-        let roots = try ObservabilitySettingsTests.trustRootDirectory(count: 2)
+        let roots = try SettingsFixtures.trustRootDirectory(count: 2)
         let settings = try Settings(Self.environment(Self.readmeRecipe(roots: roots)))
         #expect(settings.http.conformanceBinding && settings.apiKeys.isEmpty)
         let rp = settings.relyingParty
@@ -329,7 +330,7 @@ struct ConformanceConfigurationTests {
 
     @Test("PASSKEYD_ATTESTATION=trusted-chains: needs roots, asks for direct by default, and a none conveyance is allowed")
     func trustedChainsSetting() throws {
-        let roots = try ObservabilitySettingsTests.trustRootDirectory(count: 1)
+        let roots = try SettingsFixtures.trustRootDirectory(count: 1)
         let settings = try Settings(Self.environment(["PASSKEYD_ATTESTATION": "trusted-chains", "PASSKEYD_TRUST_ROOTS_PACKED": roots]))
         #expect(settings.relyingParty.attestation.requirement == .trustedChains)
         #expect(settings.relyingParty.attestation.conveyance == "direct")

@@ -10,6 +10,7 @@ import Testing
 import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
+import SettingsTestSupport
 
 /// `PASSKEYD_PROVIDER_NAMES_FILE`: the community list's format parsed strictly, and `provider` on every credential
 /// of every response, replaced when the file is reloaded.
@@ -80,12 +81,12 @@ struct ProviderNamesTests {
         let bad = directory.appendingPathComponent("bad.json")
         try Data("{\"x\": 1}".utf8).write(to: bad)
 
-        let loaded = try Settings(ObservabilitySettingsTests.environment(["PASSKEYD_PROVIDER_NAMES_FILE": good.path]))
+        let loaded = try Settings(SettingsFixtures.environment(["PASSKEYD_PROVIDER_NAMES_FILE": good.path]))
         #expect(loaded.providerNames?.names.count == 2 && loaded.providerNames?.path == good.path)
         #expect(!loaded.warnings.contains { $0.hasPrefix("PASSKEYD_PROVIDER_NAMES_FILE") })
-        #expect(try Settings(ObservabilitySettingsTests.environment([:])).providerNames == nil)
+        #expect(try Settings(SettingsFixtures.environment([:])).providerNames == nil)
         for path in [bad.path, directory.appendingPathComponent("missing.json").path] {
-            let error = ObservabilitySettingsTests.error(["PASSKEYD_PROVIDER_NAMES_FILE": path])
+            let error = SettingsFixtures.error(["PASSKEYD_PROVIDER_NAMES_FILE": path])
             #expect(error?.variable == "PASSKEYD_PROVIDER_NAMES_FILE", "\(path)")
         }
     }

@@ -10,13 +10,14 @@ import Testing
 import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
+import SettingsTestSupport
 
 /// `PASSKEYD_APPLE_APP_IDS`, `PASSKEYD_ANDROID_APPS`, `PASSKEYD_RELATED_ORIGINS`: parsed and checked at start, served
 /// under `/.well-known/` as the platforms expect, and the Android apps' origins accepted.
 @Suite("Native-app association and related origins")
 struct WellKnownTests {
-    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(ObservabilitySettingsTests.environment(extra)) }
-    static func error(_ extra: [String: String]) -> ConfigurationError? { ObservabilitySettingsTests.error(extra) }
+    static func settings(_ extra: [String: String]) throws -> Settings { try Settings(SettingsFixtures.environment(extra)) }
+    static func error(_ extra: [String: String]) -> ConfigurationError? { SettingsFixtures.error(extra) }
 
     /// A fingerprint as `keytool` prints it, and the same 32 bytes.
     static let fingerprintText = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"

@@ -20,6 +20,7 @@ import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
 import PasskeyBuildInfo
+import SettingsTestSupport
 
 // MARK: support
 
@@ -382,45 +383,7 @@ struct ObservabilityLogFormatTests {
 /// layer receives from them.
 @Suite("Observability: settings onto HTTP")
 struct ObservabilitySettingsTests {
-    /// A directory that exists, for PASSKEYD_MIGRATIONS.
-    static let migrations: String = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-settings-migrations")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.path
-    }()
-
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        ["PASSKEYD_DATABASE_URL": "postgresql://passkeyd:hunter2@db/passkeyd", "PASSKEYD_MIGRATIONS": migrations]
-            .merging(extra) { _, new in new }
-    }
-
-    static func error(_ extra: [String: String], without: [String] = []) -> ConfigurationError? {
-        var environment = environment(extra)
-        for key in without { environment[key] = nil }
-        do {
-            _ = try Settings(environment)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    /// A temporary directory with `count` PEM root certificates (and a non-PEM file that is skipped).
-    static func trustRootDirectory(count: Int) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-roots-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for index in 0..<count {
-            let root = try TestAttestationCA(name: "root \(index)").root
-            try Data(pem(root).utf8).write(to: directory.appendingPathComponent("root\(index).pem"))
-        }
-        try Data("not a certificate".utf8).write(to: directory.appendingPathComponent("README.txt"))
-        return directory.path
-    }
-
-    static func pem(_ certificate: Certificate) -> String {
-        let base64 = Data(certificate.derEncoded).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
-    }
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] { SettingsFixtures.environment(extra) }
 
     @Test("the HTTP layer gets the configured keys, switches, limits and self-service rules")
     func http() throws {

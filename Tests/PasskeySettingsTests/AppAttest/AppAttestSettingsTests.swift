@@ -4,6 +4,7 @@ import Foundation
 import PasskeySettings
 import Testing
 import WebAuthnTestSupport
+import SettingsTestSupport
 
 /// `PASSKEYD_APPATTEST_*`: off until the app ids are set, the root file required, development off by default, and
 /// every refusal naming its variable.

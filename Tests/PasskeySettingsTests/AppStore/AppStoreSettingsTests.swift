@@ -3,6 +3,7 @@ import COSECrypto
 import Foundation
 import PasskeySettings
 import Testing
+import SettingsTestSupport
 
 /// `PASSKEYD_APPSTORE_*`: off by default, safe defaults when on (Production only), every refusal naming its variable.
 @Suite("Settings: App Store")

@@ -2,6 +2,7 @@ import Foundation
 import PasskeySettings
 import Testing
 import WebAuthnCore
+import SettingsTestSupport
 
 /// The catalog: every variable declared once, its default meeting its own form, the reference in docs/configuration.md
 /// equal to the declarations both ways, unknown `PASSKEYD_*` names warned about, and `passkeyd config`.

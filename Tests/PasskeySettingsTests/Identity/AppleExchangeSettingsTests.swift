@@ -2,6 +2,7 @@ import COSECrypto
 import Foundation
 import PasskeySettings
 import Testing
+import SettingsTestSupport
 
 @Suite("Settings: Sign in with Apple's code exchange")
 struct AppleExchangeSettingsTests {

@@ -3,6 +3,7 @@ import IdentityCore
 import JOSE
 import PasskeySettings
 import Testing
+import SettingsTestSupport
 
 /// `PASSKEYD_IDTOKEN_*`: presets, generic providers, key locations, and every refusal naming its variable.
 @Suite("Settings: ID-token providers")

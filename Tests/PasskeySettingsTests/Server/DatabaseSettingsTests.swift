@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import PasskeySettings
 import Testing
+import SettingsTestSupport
 
 @Suite("Settings: database timeouts and shutdown")
 struct DatabaseSettingsTests {

@@ -6,6 +6,7 @@ import PasskeySettings
 import Testing
 import WebAuthnCore
 import WebAuthnTestSupport
+import SettingsTestSupport
 
 /// The server, database, relying-party and attestation variables: defaults, every variable read, refusals naming their
 /// variable, secrets kept out of messages, warnings, and the config file. (Until the settings left PasskeyHTTPTests,

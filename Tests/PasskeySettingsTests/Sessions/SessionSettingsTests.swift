@@ -3,6 +3,7 @@ import Foundation
 import PasskeySettings
 import SessionCore
 import Testing
+import SettingsTestSupport
 
 /// `PASSKEYD_SESSION*`: off by default, the defaults when on, key sources, and every refusal naming its variable.
 @Suite("Settings: sessions")

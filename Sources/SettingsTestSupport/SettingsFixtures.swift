@@ -1,31 +1,32 @@
-import COSECrypto
-import Foundation
-import PasskeySettings
+public import COSECrypto
+public import Foundation
+public import PasskeySettings
 import WebAuthnTestSupport
 
-/// What the settings tests share: an environment with the one required variable, the error of an environment, trust
-/// root files, and the shared test vectors' paths.
-enum SettingsFixtures {
-    /// Tests/PasskeySettingsTests/this file → the repository.
-    static let repository = URL(fileURLWithPath: #filePath)
+/// What the tests of settings share (PasskeySettingsTests, and PasskeyHTTPTests where settings meet HTTP): an
+/// environment with the one required variable, the error of an environment, trust root files, and the shared test
+/// vectors' paths.
+public enum SettingsFixtures {
+    /// Sources/SettingsTestSupport/this file → the repository.
+    public static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The StoreKit vectors (`../shared/vectors/apple/storekit`).
-    static let storeKitVectors = repository.deletingLastPathComponent().appendingPathComponent("shared/vectors/apple/storekit")
+    public static let storeKitVectors = repository.deletingLastPathComponent().appendingPathComponent("shared/vectors/apple/storekit")
 
     /// A directory that exists, for PASSKEYD_MIGRATIONS.
-    static let migrations: String = {
+    public static let migrations: String = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-settings-migrations")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url.path
     }()
 
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    public static func environment(_ extra: [String: String] = [:]) -> [String: String] {
         ["PASSKEYD_DATABASE_URL": "postgresql://passkeyd:hunter2@db/passkeyd", "PASSKEYD_MIGRATIONS": migrations]
             .merging(extra) { _, new in new }
     }
 
-    static func error(_ extra: [String: String], without: [String] = []) -> ConfigurationError? {
+    public static func error(_ extra: [String: String], without: [String] = []) -> ConfigurationError? {
         var environment = environment(extra)
         for key in without { environment[key] = nil }
         do {
@@ -37,7 +38,7 @@ enum SettingsFixtures {
     }
 
     /// A temporary directory with `count` PEM root certificates (and a non-PEM file that is skipped).
-    static func trustRootDirectory(count: Int) throws -> String {
+    public static func trustRootDirectory(count: Int) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyd-roots-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for index in 0..<count {
@@ -48,7 +49,7 @@ enum SettingsFixtures {
         return directory.path
     }
 
-    static func pem(_ certificate: Certificate) -> String {
+    public static func pem(_ certificate: Certificate) -> String {
         let base64 = Data(certificate.derEncoded).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
         return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
     }
