@@ -78,6 +78,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Ceremony state sealed into the challenge (AES-256-GCM under a shared ceremony key): begins write nothing.
+        .target(name: "SealedState", dependencies: ["COSECrypto", "PasskeyErrors"], swiftSettings: strictSettings),
+
         // MARK: native sign-in with a provider's ID token (pure: profiles, nonce rules, verification; keys as values)
         .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
         // Pure: passkeyd's sessions (access-token claims and keys, refresh and handoff secrets, PKCE). No I/O.
@@ -108,7 +111,7 @@ let package = Package(
         .target(name: "PasskeyMetadata", dependencies: ["WebAuthnCore", "COSECrypto", "PasskeyErrors"], swiftSettings: strictSettings),
 
         // MARK: storage
-        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData", "PasskeyErrors"], swiftSettings: strictSettings),
+        .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData", "PasskeyErrors", "SealedState"], swiftSettings: strictSettings),
         .target(
             name: "PasskeyStorePostgres",
             dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
@@ -121,7 +124,7 @@ let package = Package(
         .target(
             name: "PasskeyApp",
             dependencies: [
-                "PasskeyErrors", "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE", "SessionCore", "AppleSignedData",
+                "PasskeyErrors", "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SealedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -272,6 +275,7 @@ let package = Package(
         .testTarget(name: "PasskeyErrorsTests", dependencies: ["PasskeyErrors"], swiftSettings: strictSettings),
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
+        .testTarget(name: "SealedStateTests", dependencies: ["SealedState", "COSECrypto"], swiftSettings: strictSettings),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "IdentityCoreTests", dependencies: ["IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel"],

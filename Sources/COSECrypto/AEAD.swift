@@ -24,7 +24,8 @@ public enum AEAD {
         try seal(plaintext, key: key, nonce: SecureRandom.bytes(count: nonceLength), associatedData: associatedData)
     }
 
-    /// Encrypts with the given nonce (known-answer tests only: a nonce must never repeat under one key).
+    /// Encrypts with the given nonce (a caller that injects its randomness, or a known-answer test): a nonce must
+    /// never repeat under one key.
     public static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard key.count == keyLength else { throw CryptoError(code: .malformedKey, reason: "AES-256-GCM key is \(key.count) bytes, not 32") }
         guard nonce.count == nonceLength else { throw CryptoError(code: .malformedKey, reason: "GCM nonce is \(nonce.count) bytes, not 12") }

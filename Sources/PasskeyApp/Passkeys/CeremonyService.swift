@@ -1,4 +1,5 @@
 import COSECrypto
+public import SealedState
 import Synchronization
 public import Foundation
 public import PasskeyStore
@@ -21,6 +22,13 @@ public struct CeremonyService: Sendable {
     /// Unexpired automatic-upgrade ceremonies one user may have (`PASSKEYD_UPGRADE_PENDING_PER_USER`), counted apart
     /// from their other ceremonies; past it a begin is 429 `too_many_pending_ceremonies`.
     public var pendingUpgradesPerUser = 3
+    /// The ceremony keys (``CeremonyKeyRing``) when ceremonies are stateless: begins seal their state into the
+    /// challenge and write nothing, finishes open it and record it as used. Nil: the pending-ceremony table (a
+    /// passkeyd without a key-encryption key or ceremony key files). Read once per request.
+    public var keyRing: (@Sendable () -> CeremonyKeyRing?)?
+    /// How far instances' clocks may disagree (`PASSKEYD_CLOCK_SKEW`): a sealed challenge is refused as expired only
+    /// this long after its expiry.
+    public var clockSkew: TimeInterval = 30
 
     /// - Parameters:
     ///   - relyingParty: identity and policies.
