@@ -114,7 +114,7 @@ let package = Package(
         .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData", "PasskeyErrors", "SealedState"], swiftSettings: strictSettings),
         .target(
             name: "PasskeyStorePostgres",
-            dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "SealedState", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
 
@@ -175,7 +175,7 @@ let package = Package(
             name: "PasskeyServerSupport",
             dependencies: [
                 "PasskeySettings", "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "IdentityCore",
-                "WebAuthnModel", "ProviderKeys", "PasskeyBuildInfo",
+                "WebAuthnModel", "ProviderKeys", "PasskeyBuildInfo", "SealedState",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -289,7 +289,7 @@ let package = Package(
             name: "PasskeyHTTPTests",
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
-                "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
+                "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "SealedState", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
                 "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo", "SettingsTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -326,7 +326,7 @@ let package = Package(
             name: "PasskeyStoreTests",
             dependencies: [
                 "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "PostgresTestSupport",
-                "IdentityCore", "AppleSignedData",
+                "IdentityCore", "AppleSignedData", "SealedState",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

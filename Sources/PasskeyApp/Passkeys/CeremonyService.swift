@@ -87,12 +87,15 @@ public struct CeremonyService: Sendable {
             guard case .existingUser = subject else { throw CeremonyError(.conditionalCreateNeedsUserID, "an upgrade needs an existing user by id") }
         }
         let upgradeCap = pendingUpgradesPerUser
+        let ring = keyRing?()
+        let service = self
+        let source: any ChallengeSource = ring == nil ? challengeSource : SealedChallengePlaceholder()
         let lookup: UserLookup = switch subject {
         case .newUser(let name, _), .nameForConformanceTesting(let name, _): .name(name)
         case .existingUser(let handle): .handle(handle)
         }
         let outcome = try await store.beginCeremony(user: lookup) { existing, credentials in
-            Self.ceremony(Result { () throws -> (CreationOptionsJSON, PendingCeremony) in
+            Self.ceremony(Result { () throws -> (CreationOptionsJSON, PendingCeremony?) in
                 let user: UserEntity
                 let intent: RegistrationIntent
                 let capSubject: [UInt8]
@@ -110,11 +113,19 @@ public struct CeremonyService: Sendable {
                     intent = .existingUser
                     capSubject = upgrade ? PendingCeremony.subject(upgradeOf: existing.handle) : PendingCeremony.subject(handle: existing.handle)
                 }
-                let (options, state) = relyingParty.beginRegistration(
+                let (made, state) = relyingParty.beginRegistration(
                     user: user,
                     excludeCredentials: credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) },
-                    request: request, challengeSource: challengeSource, now: now)
-                return (options, PendingCeremony(
+                    request: request, challengeSource: source, now: now)
+                if let ring {
+                    // Stateless: the state rides in the challenge, nothing is saved.
+                    var options = made
+                    options.challenge = Base64URL.encode(try service.seal(
+                        SealedRegistration.payload(state, intent: intent), kind: SealedRegistration.kind(state),
+                        rpID: relyingParty.id, expiresAt: state.expiresAt, ring: ring, now: now))
+                    return (options, nil)
+                }
+                return (made, PendingCeremony(
                     challenge: state.challenge, kind: .registration, userHandle: user.id, state: state.stateBytes,
                     expiresAt: state.expiresAt, intent: intent, subject: capSubject, forKnownUser: existing != nil,
                     subjectCap: upgrade ? upgradeCap : nil))
@@ -125,7 +136,7 @@ public struct CeremonyService: Sendable {
 
     /// A begin's `build` result: the options, and the ceremony to save only when they were made.
     private static func ceremony<Options: Sendable>(
-        _ made: Result<(Options, PendingCeremony), any Error>
+        _ made: Result<(Options, PendingCeremony?), any Error>
     ) -> (outcome: Result<Options, any Error>, ceremony: PendingCeremony?) {
         switch made {
         case .success(let (options, ceremony)): (.success(options), ceremony)
@@ -146,6 +157,11 @@ public struct CeremonyService: Sendable {
             throw WebAuthnError(.malformedClientData, "no readable challenge")
         }
         let (relyingParty, now) = (self.relyingParty, now())
+        if challenge.count != Self.tableChallengeLength, let ring = keyRing?() {
+            return try await finishSealedRegistration(
+                response, challenge: challenge, nickname: nickname, audit: audit, requiredUser: requiredUser,
+                relyingParty: relyingParty, ring: ring, now: now)
+        }
         let (outcome, stored) = try await store.finishRegistration(challenge: challenge, nickname: nickname, audit: audit) { ceremony in
             let verified = Result { () throws -> (VerifiedRegistration, RegistrationIntent) in
                 guard let ceremony else { throw CeremonyError(.challengeUnknown, "no pending registration") }
@@ -172,6 +188,11 @@ public struct CeremonyService: Sendable {
         user lookup: UserLookup?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]? = nil
     ) async throws -> RequestOptionsJSON {
         let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
+        if let ring = keyRing?() {
+            return try await beginSealedAuthentication(
+                user: lookup, userVerification: userVerification, extensions: extensions, relyingParty: relyingParty,
+                ring: ring, now: now)
+        }
         let outcome = try await store.beginCeremony(user: lookup) { user, credentials in
             var allow = credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }
             var handle = user?.handle
@@ -211,6 +232,10 @@ public struct CeremonyService: Sendable {
         let relyingParty = self.relyingParty  // one read of the shared value per request
         let keyCache = self.keyCache
         let now = now()
+        if challenge.count != Self.tableChallengeLength, let ring = keyRing?() {
+            return try await finishSealedAuthentication(
+                response, challenge: challenge, relyingParty: relyingParty, ring: ring, now: now)
+        }
         let (lookup, outcome, applied) = try await store.finishAuthentication(
             challenge: challenge, credentialID: response.credentialID
         ) { lookup -> (outcome: Result<VerifiedAuthentication, any Error>, update: CredentialUpdate?) in
@@ -226,7 +251,18 @@ public struct CeremonyService: Sendable {
             }
             return (verified, try? verified.get().update)
         }
-        let verified = try outcome.get()
+        return try Self.signedIn(
+            lookup: lookup, verified: outcome.get(), applied: applied, rpID: relyingParty.id, credentialID: response.credentialID)
+    }
+
+    /// What a verified sign-in's write did, as the finish's answer (shared by the table and the sealed finishes).
+    static func signedIn(
+        lookup: AuthenticationLookup, verified: VerifiedAuthentication, applied: CredentialUpdateResult?, rpID: String,
+        credentialID: [UInt8]
+    ) throws -> (
+        user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication, userCredentialIDs: [[UInt8]],
+        establishedUpgradeUV: Bool
+    ) {
         // Stale means a concurrent finish with this credential raised the counter to or past this assertion's: the
         // same signal as §7.2 step 22.
         switch applied {
@@ -240,7 +276,7 @@ public struct CeremonyService: Sendable {
                 .signCountRegressed,
                 "counter \(verified.update.signCount) not above \(current.record.signCount) stored by a concurrent finish")
         case .gone?, nil:
-            throw CeremonyError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
+            throw CeremonyError.credentialUnknown(rpID: rpID, credentialID: credentialID)
         }
     }
 }

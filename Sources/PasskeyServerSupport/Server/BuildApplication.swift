@@ -8,6 +8,7 @@ public import PasskeyApp
 import PasskeyBuildInfo
 public import PasskeyHTTP
 public import PasskeyStore
+public import SealedState
 public import ServiceLifecycle
 public import WebAuthnCore
 
@@ -36,14 +37,19 @@ public struct ApplicationDependencies: Sendable {
     public var ceremonyCount: (@Sendable () async throws -> Int)?
     /// `passkeyd rotate-session-key`: add a signing key at start even when none is due.
     public var forceSessionKeyRotation: Bool
+    /// Tests only: a fixed ceremony key ring (stateless ceremonies without ceremony keys from settings); nil takes
+    /// the keys the settings configure, if any.
+    public var ceremonyKeyRing: CeremonyKeyRing?
 
     public init(
         logger: Logger = Logger(label: "passkeyd"), metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
         metricsExporter: (@Sendable () -> [UInt8])? = nil, now: @escaping @Sendable () -> Date = { Date() },
         challengeSource: any ChallengeSource = SystemChallengeSource(),
         providerKeys: (@Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource)? = nil,
-        ceremonyCount: (@Sendable () async throws -> Int)? = nil, forceSessionKeyRotation: Bool = false
+        ceremonyCount: (@Sendable () async throws -> Int)? = nil, forceSessionKeyRotation: Bool = false,
+        ceremonyKeyRing: CeremonyKeyRing? = nil
     ) {
+        self.ceremonyKeyRing = ceremonyKeyRing
         self.logger = logger
         self.metricsFactory = metricsFactory
         self.metricsExporter = metricsExporter
@@ -99,6 +105,7 @@ public func buildApplication(
     var ceremonies = CeremonyService(
         relyingParty: settings.relyingParty, store: store, challengeSource: dependencies.challengeSource, now: now)
     ceremonies.pendingUpgradesPerUser = settings.upgrades.pendingUpgradesPerUser
+    if let ring = dependencies.ceremonyKeyRing { ceremonies.keyRing = { ring } }
     if let providerNames = settings.providerNames { ceremonies.replaceProviderNames(providerNames.names) }
 
     // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.

@@ -9,6 +9,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     private var credentials: [[UInt8]: StoredCredential] = [:]
     private var ceremonies: [[UInt8]: PendingCeremony] = [:]
     private var events: [AuditEvent] = []
+    /// Fingerprints of used sealed challenges → when their record may go (InMemoryPasskeyStore+Sealed.swift).
+    var consumedChallenges: [[UInt8]: Date] = [:]
     /// ID-token sign-in (InMemoryPasskeyStore+Identities.swift).
     var identityRecords: [[UInt8]: StoredIdentity] = [:]
     /// Provider refresh tokens and their revocation queue (InMemoryPasskeyStore+ProviderTokens.swift).
@@ -209,7 +211,9 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         let before = ceremonies.count
         let current = now()
         ceremonies = ceremonies.filter { $0.value.expiresAt > current }
-        return before - ceremonies.count
+        let consumedBefore = consumedChallenges.count
+        consumedChallenges = consumedChallenges.filter { $0.value > current }
+        return before - ceremonies.count + consumedBefore - consumedChallenges.count
     }
 
     public func ping() {}

@@ -1,5 +1,6 @@
 import COSECrypto
 import Foundation
+public import SealedState
 public import WebAuthnCore
 
 /// Persistence for users, credentials and pending ceremonies. Implementations: ``InMemoryPasskeyStore`` (tests,
@@ -59,6 +60,28 @@ public protocol PasskeyStore: Sendable {
         verify: @escaping @Sendable (PendingCeremony?) -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?)
 
+    /// A stateless (sealed-challenge) authentication finish as one unit: refuses with `ceremonyTaken` a challenge
+    /// whose fingerprint is already recorded (without calling `verify`), loads the credential with its owner (the
+    /// lookup has no ceremony: its state came out of the challenge), calls `verify`, then records the fingerprint and
+    /// applies the update `verify` returns in one atomic write, the update only if this write took the fingerprint
+    /// (a concurrent finish of the same challenge that recorded it first makes this one write nothing and throw
+    /// `ceremonyTaken`). The fingerprint is recorded also when `verify` returns nil (single use whatever the outcome).
+    func finishSealedAuthentication<Outcome: Sendable>(
+        consumed: ConsumedFingerprint, credentialID: [UInt8],
+        verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
+    ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?)
+
+    /// A stateless registration finish as one unit: calls `verify` (no read first), then records the fingerprint and
+    /// stores the registration `verify` returns as ``register(_:nickname:intent:audit:)`` does, in one atomic write
+    /// that stores nothing and throws `ceremonyTaken` when the fingerprint was recorded already (a replay, or a
+    /// concurrent finish that recorded it first). The fingerprint is recorded whatever the outcome, also when
+    /// `verify` returns nil (then `stored` is nil and no error is thrown, replay or not) and when storing fails
+    /// (`duplicateCredential`, …).
+    func finishSealedRegistration<Outcome: Sendable>(
+        consumed: ConsumedFingerprint, nickname: String?, intent: RegistrationIntent, audit: AuditContext,
+        verify: @escaping @Sendable () -> (outcome: Outcome, registration: VerifiedRegistration?)
+    ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?)
+
     /// Stores a verified registration: with `.newUser` creates the user (`userExists` when its name or handle is
     /// taken), with `.existingUser` adds to the user with the registration's handle (`userUnknown` when there is
     /// none); then inserts the credential. A credential id that is already registered throws `duplicateCredential`.
@@ -98,7 +121,7 @@ public protocol PasskeyStore: Sendable {
     func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool
     /// Audit events matching `query`, in id order.
     func auditEvents(_ query: AuditQuery) async throws(StoreError) -> [AuditEvent]
-    /// Deletes expired ceremonies; returns how many.
+    /// Deletes expired ceremonies and expired records of used sealed challenges; returns how many.
     func purgeExpiredCeremonies() async throws(StoreError) -> Int
     /// Succeeds when the store can serve requests (readiness).
     func ping() async throws(StoreError)

@@ -1,6 +1,7 @@
 import Foundation
 import LibPQ
 import PasskeyStore
+import SealedState
 import Synchronization
 import WebAuthnCore
 
@@ -15,8 +16,11 @@ import WebAuthnCore
 /// The batches come from ``BatchLanes``.
 final class AuthenticationFinishBatcher: Sendable {
     struct Request: Sendable {
+        /// The table ceremony's challenge, or a sealed challenge's fingerprint (with ``consumed``).
         let challenge: [UInt8]
         let credentialID: [UInt8]
+        /// A sealed challenge: its fingerprint is recorded in `consumed_challenges` instead of a ceremony deleted.
+        let consumed: ConsumedFingerprint?
         /// The caller's verification (pure); returns the update to apply, nil when refused.
         let verify: @Sendable (AuthenticationLookup) -> CredentialUpdate?
     }
@@ -28,17 +32,20 @@ final class AuthenticationFinishBatcher: Sendable {
     }
 
     func finish(
-        challenge: [UInt8], credentialID: [UInt8], verify: @escaping @Sendable (AuthenticationLookup) -> CredentialUpdate?
+        challenge: [UInt8], credentialID: [UInt8], consumed: ConsumedFingerprint? = nil,
+        verify: @escaping @Sendable (AuthenticationLookup) -> CredentialUpdate?
     ) async throws -> (lookup: AuthenticationLookup, applied: CredentialUpdateResult?) {
-        try await lanes.submit(Request(challenge: challenge, credentialID: credentialID, verify: verify))
+        try await lanes.submit(Request(challenge: challenge, credentialID: credentialID, consumed: consumed, verify: verify))
     }
 
-    /// Every ceremony and credential of the batch in one statement, in the batch's order.
+    /// Every ceremony and credential of the batch in one statement, in the batch's order; the last column says
+    /// whether the challenge is a recorded sealed fingerprint (a replay).
     static let readBatch = PGPreparedStatement(
         name: "passkeyd_read_authentication_batch",
         sql: """
             SELECT t.user_handle, t.state, t.expires_at, t.expires_at > now(), \(PostgresPasskeyStore.credentialColumnsForSignIn), u.name, u.display_name, u.created_at,
-                   \(PostgresPasskeyStore.ownerCredentialIDs)
+                   \(PostgresPasskeyStore.ownerCredentialIDs),
+                   EXISTS (SELECT 1 FROM consumed_challenges x WHERE x.fingerprint = i.challenge)
               FROM unnest($1::bytea[], $2::bytea[]) WITH ORDINALITY AS i(challenge, credential_id, position)
               LEFT JOIN ceremonies t ON t.challenge = i.challenge AND t.kind = 'authentication'
               LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = i.credential_id
@@ -51,9 +58,11 @@ final class AuthenticationFinishBatcher: Sendable {
     /// credentials to update sorted by id. Every ceremony of $7 that still exists is consumed (verified or refused);
     /// a credential is updated only for a finish whose ceremony this statement took, and only while the stored
     /// counter is below the new one (or both are zero), re-checked on the newest row version as in
-    /// ``PostgresPasskeyStore/consumeAndApply``. A batch passes each challenge and each credential at most once
-    /// (later duplicates go to the next round). Rows: (0, challenge) for each ceremony taken, (1, credential id and
-    /// the four updated columns) for each credential written.
+    /// ``PostgresPasskeyStore/consumeAndApply``. Sealed challenges' fingerprints ($8, kept until $9) are recorded
+    /// in `consumed_challenges` (sorted, so batches insert in one order too) and count as taken when this statement
+    /// inserted them. A batch passes each challenge and each credential at most once (later duplicates go to the
+    /// next round). Rows: (0, challenge or fingerprint) for each one taken, (1, credential id and the four updated
+    /// columns) for each credential written.
     static let writeBatch = PGPreparedStatement(
         name: "passkeyd_write_authentication_batch",
         sql: """
@@ -63,9 +72,17 @@ final class AuthenticationFinishBatcher: Sendable {
             ), locked AS (
                 SELECT challenge FROM ceremonies WHERE challenge = ANY($7::bytea[]) AND kind = 'authentication'
                  ORDER BY challenge FOR UPDATE
-            ), taken AS (
+            ), deleted AS (
                 DELETE FROM ceremonies c USING locked l WHERE c.challenge = l.challenge AND c.kind = 'authentication'
                 RETURNING c.challenge
+            ), recorded AS (
+                INSERT INTO consumed_challenges (fingerprint, expires_at)
+                SELECT f.fingerprint, f.expires_at FROM unnest($8::bytea[], $9::timestamptz[]) AS f(fingerprint, expires_at)
+                 ORDER BY f.fingerprint
+                ON CONFLICT DO NOTHING
+                RETURNING fingerprint
+            ), taken AS (
+                SELECT challenge FROM deleted UNION ALL SELECT fingerprint FROM recorded
             ), to_update AS (
                 SELECT c.id FROM credentials c
                  WHERE c.id IN (SELECT i.credential_id FROM input i JOIN taken t ON t.challenge = i.challenge)
@@ -85,11 +102,15 @@ final class AuthenticationFinishBatcher: Sendable {
             UNION ALL
             SELECT 1, id, sign_count, backup_state, uv_initialized, last_used_at FROM updated
             """,
-        parameterTypes: [.byteaArray, .byteaArray, .int8Array, .boolArray, .boolArray, .boolArray, .byteaArray])
+        parameterTypes: [
+            .byteaArray, .byteaArray, .int8Array, .boolArray, .boolArray, .boolArray, .byteaArray, .byteaArray, .timestamptzArray,
+        ])
 
     private enum Write {
         /// Unknown challenge: nothing to write.
         case none
+        /// A sealed challenge already recorded: refused unverified, nothing to write.
+        case replayed
         /// Refused: the ceremony is consumed (in this round).
         case consume(round: Int)
         /// Verified: consume and apply (in this round).
@@ -107,9 +128,11 @@ final class AuthenticationFinishBatcher: Sendable {
         var uvInitialized: [Bool] = []
         var advances: [Bool] = []
         var consumed: [[UInt8]] = []
+        var fingerprints: [[UInt8]] = []
+        var fingerprintExpiries: [Date] = []
 
         var bindings: PGBindings {
-            [applyChallenges, applyCredentialIDs, signCounts, backupStates, uvInitialized, advances, consumed]
+            [applyChallenges, applyCredentialIDs, signCounts, backupStates, uvInitialized, advances, consumed, fingerprints, fingerprintExpiries]
         }
     }
 
@@ -135,15 +158,17 @@ final class AuthenticationFinishBatcher: Sendable {
     /// The verifications of a batch (pure, independent of each other), spread over the machine's cores when there
     /// is more than one: on the lane's thread alone they would serialise the batch (at 85 µs per ES256 verification
     /// a batch of 16 takes 1.4 ms of one core while the others wait for it).
-    static func verifyAll(_ batch: [Request], _ lookups: [AuthenticationLookup]) -> [CredentialUpdate?] {
+    static func verifyAll(_ batch: [Request], _ lookups: [AuthenticationLookup], skipping: [Bool]) -> [CredentialUpdate?] {
         let count = batch.count
-        guard count > 1, parallelism > 1 else { return zip(batch, lookups).map { $0.verify($1) } }
+        guard count > 1, parallelism > 1 else {
+            return batch.indices.map { skipping[$0] ? nil : batch[$0].verify(lookups[$0]) }
+        }
         let results = UpdateSlots(count: count)
         let chunks = min(parallelism, count)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var index = chunk
             while index < count {
-                results.set(index, batch[index].verify(lookups[index]))
+                if !skipping[index] { results.set(index, batch[index].verify(lookups[index])) }
                 index += chunks
             }
         }
@@ -175,18 +200,30 @@ final class AuthenticationFinishBatcher: Sendable {
         }
         var lookups: [AuthenticationLookup] = []
         var found: [Bool] = []
+        var replayed: [Bool] = []
         lookups.reserveCapacity(batch.count)
         found.reserveCapacity(batch.count)
+        replayed.reserveCapacity(batch.count)
+        let usedColumn = 4 + PostgresPasskeyStore.credentialColumnCount + 4
         for (row, request) in batch.enumerated() {
-            found.append(try !read.isNull(row: row, column: 1))
+            let sealed = request.consumed != nil
+            // A sealed challenge always writes (its fingerprint), unless it is recorded already: then it is refused
+            // unverified and writes nothing.
+            let used = sealed ? try read.decode(Bool.self, row: row, column: usedColumn) : false
+            replayed.append(used)
+            found.append(sealed ? !used : try !read.isNull(row: row, column: 1))
             lookups.append(try PostgresPasskeyStore.authenticationLookup(from: read, row: row, challenge: request.challenge))
         }
-        let updates = verifyAll(batch, lookups)
+        let updates = verifyAll(batch, lookups, skipping: replayed)
         var writes: [Write] = []
         var rounds: [Round] = []
         writes.reserveCapacity(batch.count)
         for (row, request) in batch.enumerated() {
             let update = updates[row]
+            if replayed[row] {
+                writes.append(.replayed)
+                continue
+            }
             guard found[row] || update != nil else {
                 writes.append(Write.none)
                 continue
@@ -201,7 +238,12 @@ final class AuthenticationFinishBatcher: Sendable {
             }
             if index == rounds.count { rounds.append(Round()) }
             rounds[index].challenges.insert(request.challenge)
-            rounds[index].consumed.append(request.challenge)
+            if let consumed = request.consumed {
+                rounds[index].fingerprints.append(consumed.bytes)
+                rounds[index].fingerprintExpiries.append(consumed.expiresAt)
+            } else {
+                rounds[index].consumed.append(request.challenge)
+            }
             if let update {
                 rounds[index].credentialIDs.insert(update.credentialID)
                 rounds[index].applyChallenges.append(request.challenge)
@@ -226,6 +268,8 @@ final class AuthenticationFinishBatcher: Sendable {
             switch write {
             case .none:
                 outcomes.append(.success((lookup, nil)))
+            case .replayed:
+                outcomes.append(.failure(StoreError(.ceremonyTaken, "the challenge was used")))
             case .consume(let round):
                 outcomes.append(written[round].map { _ in (lookup, nil) })
             case .apply(let update, let round):

@@ -67,17 +67,34 @@ extension PostgresPasskeyStore {
     /// credential is gone.
     static let consumeAndApply = PGPreparedStatement(
         name: "passkeyd_consume_and_apply",
-        sql: """
-            WITH taken AS (
-                DELETE FROM ceremonies WHERE challenge = $6 AND kind = 'authentication' RETURNING 1
-            ), updated AS (
-                \(conditionalUpdate) AND EXISTS (SELECT 1 FROM taken)
-                RETURNING sign_count, backup_state, uv_initialized, last_used_at
-            )
-            SELECT (SELECT count(*) FROM taken), w.sign_count, w.backup_state, w.uv_initialized, w.last_used_at
-              FROM (SELECT 1) AS one LEFT JOIN updated w ON true
-            """,
+        sql: consumeAndApplySQL(taking: "DELETE FROM ceremonies WHERE challenge = $6 AND kind = 'authentication' RETURNING 1"),
         parameterTypes: [.bytea, .int8, .bool, .bool, .bool, .bytea])
+
+    /// ``consumeAndApply`` for a sealed challenge: records its fingerprint ($6, kept until $7) instead of deleting a
+    /// ceremony. A concurrent finish that recorded it first makes this INSERT wait for its commit and then insert
+    /// nothing (ON CONFLICT DO NOTHING): column 0 is 0 and nothing is written.
+    static let recordAndApply = PGPreparedStatement(
+        name: "passkeyd_record_and_apply",
+        sql: consumeAndApplySQL(taking: "\(recordConsumed(fingerprint: "$6", expiresAt: "$7")) RETURNING 1"),
+        parameterTypes: [.bytea, .int8, .bool, .bool, .bool, .bytea, .timestamptz])
+
+    /// The INSERT that records a used sealed challenge, nothing when it is recorded already.
+    static func recordConsumed(fingerprint: String, expiresAt: String) -> String {
+        "INSERT INTO consumed_challenges (fingerprint, expires_at) VALUES (\(fingerprint), \(expiresAt)) ON CONFLICT DO NOTHING"
+    }
+
+    static func consumeAndApplySQL(taking: String) -> String {
+        """
+        WITH taken AS (
+            \(taking)
+        ), updated AS (
+            \(conditionalUpdate) AND EXISTS (SELECT 1 FROM taken)
+            RETURNING sign_count, backup_state, uv_initialized, last_used_at
+        )
+        SELECT (SELECT count(*) FROM taken), w.sign_count, w.backup_state, w.uv_initialized, w.last_used_at
+          FROM (SELECT 1) AS one LEFT JOIN updated w ON true
+        """
+    }
 
     /// Read, verify, then one write on one leased connection, in one job on its thread: one durable commit per
     /// finish (the read takes no transaction id and writes no WAL). A verified finish consumes the ceremony and
@@ -194,7 +211,7 @@ extension PostgresPasskeyStore {
     /// a foreign-key violation, `userUnknown`), then the credential. A duplicate credential id is a unique violation
     /// (mapped by ``map(_:)``). Nothing is written on any error.
     static let registerStatement = PGPreparedStatement(
-        name: "passkeyd_register_with_intent", sql: registerSQL(consuming: false), parameterTypes: registerParameterTypes)
+        name: "passkeyd_register_with_intent", sql: registerSQL(taking: nil), parameterTypes: registerParameterTypes)
 
     /// ``registerStatement`` that first consumes the registration ceremony with challenge $25 and writes only if its
     /// DELETE took it (a concurrent finish of the same challenge that deleted it first leaves nothing to take):
@@ -202,17 +219,29 @@ extension PostgresPasskeyStore {
     /// the user and credential columns, NULL when nothing was inserted (no such user for an existing-user intent, or
     /// no ceremony taken). On an error the whole statement, the DELETE included, is undone.
     static let consumeAndRegisterStatement = PGPreparedStatement(
-        name: "passkeyd_consume_and_register", sql: registerSQL(consuming: true), parameterTypes: registerParameterTypes + [.bytea])
+        name: "passkeyd_consume_and_register",
+        sql: registerSQL(taking: "DELETE FROM ceremonies WHERE challenge = $29 AND kind = 'registration' RETURNING 1"),
+        parameterTypes: registerParameterTypes + [.bytea])
+
+    /// ``consumeAndRegisterStatement`` for a sealed challenge: records its fingerprint ($29, kept until $30) instead
+    /// of deleting a ceremony, and writes only if it recorded it.
+    static let recordAndRegisterStatement = PGPreparedStatement(
+        name: "passkeyd_record_and_register",
+        sql: registerSQL(taking: "\(recordConsumed(fingerprint: "$29", expiresAt: "$30")) RETURNING 1"),
+        parameterTypes: registerParameterTypes + [.bytea, .timestamptz])
 
     static let registerParameterTypes: [PGType] = [
         .bytea, .text, .text, .bytea, .bytea, .int4, .int8, .bool, .bool, .bool, .textArray, .uuid, .text, .bytea, .bytea,
         .text, .text, .text, .text, .text, .bool, .text, .text, .text, .text, .bool, .bool, .bool,
     ]
 
-    static func registerSQL(consuming: Bool) -> String {
+    /// The registration statement; with `taking` (a data-modifying statement returning a row when it took the
+    /// challenge) it writes only if that took it, and column 0 says so.
+    static func registerSQL(taking: String?) -> String {
+        let consuming = taking != nil
         let taken = consuming ? " AND EXISTS (SELECT 1 FROM taken)" : ""
         return """
-            WITH \(consuming ? "taken AS (DELETE FROM ceremonies WHERE challenge = $29 AND kind = 'registration' RETURNING 1), " : "")new_user AS (
+            WITH \(taking.map { "taken AS (\($0)), " } ?? "")new_user AS (
                 INSERT INTO users (user_handle, name, display_name) SELECT $1, $2, $3 WHERE $21\(taken)
                 RETURNING id, \(userColumns)
             ), owner AS (

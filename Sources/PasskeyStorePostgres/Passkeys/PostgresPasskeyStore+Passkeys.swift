@@ -203,8 +203,17 @@ extension PostgresPasskeyStore {
 
     /// Deletes expired ceremonies in batches (``deleteInBatches(_:_:)``).
     public func purgeExpiredCeremonies() async throws(StoreError) -> Int {
-        try await deleteInBatches(Self.purgeBatch)
+        try await deleteInBatches(Self.purgeBatch) + deleteInBatches(Self.purgeConsumedBatch)
     }
+
+    /// Records of used sealed challenges past their expiry (plus skew): such a challenge no longer opens.
+    static let purgeConsumedBatch = PGPreparedStatement(
+        name: "passkeyd_purge_consumed_batch",
+        sql: """
+            DELETE FROM consumed_challenges
+             WHERE fingerprint IN (SELECT fingerprint FROM consumed_challenges WHERE expires_at <= now() LIMIT $1)
+            """,
+        parameterTypes: [.int8])
 
     static let purgeBatchSize = 10_000
     static let purgeBatch = PGPreparedStatement(

@@ -14,6 +14,7 @@ import PasskeyHTTP
 import PasskeyServerSupport
 import PasskeyStore
 import Prometheus
+import SealedState
 import Synchronization
 import Testing
 import WebAuthnCore
@@ -90,6 +91,14 @@ struct DownStore: PasskeyStore {
     func auditEvents(_ query: AuditQuery) async throws(StoreError) -> [AuditEvent] { throw error }
     func purgeExpiredCeremonies() async throws(StoreError) -> Int { throw error }
     func ping() async throws(StoreError) { throw error }
+    func finishSealedAuthentication<Outcome: Sendable>(
+        consumed: ConsumedFingerprint, credentialID: [UInt8],
+        verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
+    ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) { throw error }
+    func finishSealedRegistration<Outcome: Sendable>(
+        consumed: ConsumedFingerprint, nickname: String?, intent: RegistrationIntent, audit: AuditContext,
+        verify: @escaping @Sendable () -> (outcome: Outcome, registration: VerifiedRegistration?)
+    ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) { throw error }
 }
 
 /// The rest of an instance's store is down too.

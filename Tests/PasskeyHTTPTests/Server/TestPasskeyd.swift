@@ -6,6 +6,7 @@ import Metrics
 import PasskeyServerSupport
 import PasskeyStore
 import PostgresTestSupport
+import SealedState
 
 /// The tests' passkeyd instances: built by ``buildApplication(settings:store:dependencies:)``, the executable's own
 /// wiring, from settings read the way the service reads its environment.
@@ -56,14 +57,27 @@ enum TestPasskeyd {
         _ settings: Settings, store: some ApplicationStore, now: @escaping @Sendable () -> Date = { Date() },
         metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance, metricsExporter: (@Sendable () -> [UInt8])? = nil,
         providerKeys: (@Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource)? = nil,
-        ceremonyCount: (@Sendable () async throws -> Int)? = nil, logger: Logger = TestPasskeyd.quietLogger
+        ceremonyCount: (@Sendable () async throws -> Int)? = nil, logger: Logger = TestPasskeyd.quietLogger,
+        ceremonyKeyRing: CeremonyKeyRing? = TestPasskeyd.defaultCeremonyKeyRing
     ) async throws -> PasskeydApplication {
         try await buildApplication(
             settings: settings, store: store,
             dependencies: ApplicationDependencies(
                 logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter, now: now, providerKeys: providerKeys,
-                ceremonyCount: ceremonyCount))
+                ceremonyCount: ceremonyCount, ceremonyKeyRing: ceremonyKeyRing))
     }
+
+    /// A ring of one ceremony key, valid from 2000 to 2100 (stateless ceremonies in tests whatever their clock).
+    static let ceremonyKeyRing = CeremonyKeyRing(keys: [
+        try! CeremonyKey(
+            id: 0x7e57, secret: Array(repeating: 0x5e, count: 32), activatesAt: Date(timeIntervalSince1970: 946_684_800),
+            retiresAt: Date(timeIntervalSince1970: 4_102_444_800))
+    ])
+
+    /// The ring instances get unless a test chooses: ``ceremonyKeyRing`` with `PASSKEYD_TEST_SEALED_CHALLENGES=1`
+    /// (stateless ceremonies), none otherwise (the pending-ceremony table).
+    static let defaultCeremonyKeyRing: CeremonyKeyRing? =
+        ProcessInfo.processInfo.environment["PASSKEYD_TEST_SEALED_CHALLENGES"] == "1" ? ceremonyKeyRing : nil
 }
 
 /// Files the settings of a test instance name (trust roots, keys, a metadata BLOB): written under the temporary

@@ -1,0 +1,100 @@
+public import LibPQ
+public import PasskeyStore
+public import SealedState
+public import WebAuthnCore
+import Synchronization
+
+// The stateless finishes (sealed challenges): read, verify, one write that records the challenge's fingerprint in
+// the same statement as the counter update or the registration (one durable commit per finish).
+extension PostgresPasskeyStore {
+    /// The credential with its owner, like ``readAuthentication``, without a ceremony (its state came out of the
+    /// challenge): columns 0-2 are NULL, column 3 says whether fingerprint $1 is recorded already (a replay).
+    static let readSealedAuthentication = PGPreparedStatement(
+        name: "passkeyd_read_sealed_authentication",
+        sql: """
+            SELECT NULL::bytea, NULL::bytea, NULL::timestamptz,
+                   EXISTS (SELECT 1 FROM consumed_challenges WHERE fingerprint = $1),
+                   \(credentialColumnsForSignIn), u.name, u.display_name, u.created_at, \(ownerCredentialIDs)
+              FROM (SELECT 1) AS one
+              LEFT JOIN (credentials c JOIN users u ON u.id = c.user_id) ON c.id = $2
+            """,
+        parameterTypes: [.bytea, .bytea], isIdempotent: true)
+
+    /// Records a used sealed challenge and nothing else: a finish whose verification failed.
+    static let recordConsumedOnly = PGPreparedStatement(
+        name: "passkeyd_record_consumed",
+        sql: recordConsumed(fingerprint: "$1", expiresAt: "$2"),
+        parameterTypes: [.bytea, .timestamptz])
+
+    public func finishSealedAuthentication<Outcome: Sendable>(
+        consumed: ConsumedFingerprint, credentialID: [UInt8],
+        verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
+    ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
+        if let finishBatcher {
+            let outcome = OutcomeBox<Outcome>()
+            do {
+                let (lookup, applied) = try await finishBatcher.finish(
+                    challenge: consumed.bytes, credentialID: credentialID, consumed: consumed
+                ) { lookup in
+                    let (result, update) = verify(lookup)
+                    outcome.value.withLock { $0 = result }
+                    return update
+                }
+                guard let result = outcome.value.withLock({ $0 }) else { throw StoreError(.unavailable, "the batch did not verify") }
+                return (lookup, result, applied)
+            } catch {
+                throw Self.storeError(error)
+            }
+        }
+        return try await run { connection in
+            let read = try connection.executePrepared(Self.readSealedAuthentication, [consumed.bytes, credentialID])
+            guard try !read.decode(Bool.self, row: 0, column: 3) else {
+                throw StoreError(.ceremonyTaken, "the challenge was used")
+            }
+            let lookup = try Self.authenticationLookup(from: read, row: 0, challenge: consumed.bytes)
+            let (outcome, update) = verify(lookup)
+            guard let update else {
+                _ = try connection.executePrepared(Self.recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
+                return (lookup, outcome, nil)
+            }
+            var bindings = Self.consumeAndApplyBindings(update, challenge: consumed.bytes)
+            bindings.append(consumed.expiresAt)
+            let written = try connection.executePrepared(Self.recordAndApply, bindings)
+            return (lookup, outcome, try Self.applied(written, update: update, loaded: lookup.credential, on: connection))
+        }
+    }
+
+    public func finishSealedRegistration<Outcome: Sendable>(
+        consumed: ConsumedFingerprint, nickname: String?, intent: RegistrationIntent, audit: AuditContext,
+        verify: @escaping @Sendable () -> (outcome: Outcome, registration: VerifiedRegistration?)
+    ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
+        // No read: a replay verifies, then its write finds the fingerprint recorded and writes nothing. One statement,
+        // one round trip, one commit.
+        let (outcome, registration) = verify()
+        return try await run { connection in
+            guard let registration else {
+                _ = try connection.executePrepared(Self.recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
+                return (outcome, nil)
+            }
+            var parameters = Self.registerParameters(registration, nickname: nickname, intent: intent, audit: audit)
+            parameters.append(consumed.bytes)
+            parameters.append(consumed.expiresAt)
+            let result: PGResult
+            do {
+                result = try connection.executePrepared(Self.recordAndRegisterStatement, parameters)
+            } catch {
+                // Nothing was written, the record included: record it on its own (single use whatever the outcome),
+                // then report the error (duplicate credential, name taken meanwhile, …).
+                _ = try? connection.executePrepared(Self.recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
+                throw error
+            }
+            guard try result.decode(Int64.self, row: 0, column: 0) == 1 else {
+                throw StoreError(.ceremonyTaken, "the challenge was used by a concurrent finish")
+            }
+            guard let credential = try Self.credential(from: result, row: 0, offset: 5) else {
+                throw StoreError(.userUnknown, "no user with this handle")
+            }
+            return (outcome, (try Self.user(from: result, row: 0, offset: 1), credential))
+        }
+    }
+}
