@@ -146,8 +146,9 @@ public enum SealedState {
     static let headerLength = 1 + 4 + 12
     /// Bytes a box adds to its payload: header, random, expiry, tag.
     public static let overhead = headerLength + randomLength + 4 + 16
-    /// The largest payload sealed (a box stays well under what a challenge or a cookie should carry).
-    public static let maximumPayload = 1024
+    /// The largest payload sealed: a registration for a name and display name of 256 four-byte characters each
+    /// (the longest passkeyd accepts) fits, with room to spare.
+    public static let maximumPayload = 4096
     private static let context = Array("passkeyd.sealed.v1".utf8)
 
     /// Seals `payload` for `kind` at relying party `rpID` under the ring's sealing key.

@@ -83,6 +83,15 @@ struct SealedChallengePlaceholder: ChallengeSource {
 }
 
 extension CeremonyService {
+    /// This service with begins on the pending-ceremony table (32-byte challenges) even when it has ceremony keys:
+    /// for the FIDO conformance binding, whose challenges must be 16–64 bytes (a sealed registration challenge is
+    /// longer). Its finishes go by the challenge's length as always.
+    public var withCeremonyTable: CeremonyService {
+        var table = self
+        table.keyRing = nil
+        return table
+    }
+
     /// Table challenges are exactly this long; a sealed one is at least ``SealedState/overhead`` (53) bytes.
     static let tableChallengeLength = 32
 

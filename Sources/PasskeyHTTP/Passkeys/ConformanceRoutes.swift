@@ -191,7 +191,7 @@ extension API {
             extensions: extensions)
         // The test plan registers one username repeatedly and expects its credentials excluded: find or create by
         // name, which only this binding (off by default, never for production) does.
-        let options = try await service.beginRegistration(
+        let options = try await service.withCeremonyTable.beginRegistration(
             for: .nameForConformanceTesting(name: username, displayName: displayName), request: request)
 
         // Echo the selection members the request named, with the values the engine enforces.
@@ -231,7 +231,7 @@ extension API {
             userVerification = requirement
         default: throw APIError(status: 400, code: "malformed_json", message: "userVerification must be required, preferred or discouraged.")
         }
-        let options = try await service.beginAuthentication(
+        let options = try await service.withCeremonyTable.beginAuthentication(
             user: username.isEmpty ? nil : .name(username), userVerification: userVerification,
             extensions: try decode([String: JSONValue].self, members["extensions"]))
         var response = try json(

@@ -197,13 +197,13 @@ struct IDTokenHTTPTests {
             // A passkey registration's challenge is not a session, and the finish does not take that ceremony.
             let registration = try await client.post("/v1/registration/begin", Array(#"{"user":{"name":"carol"}}"#.utf8))
             let challenge = try #require((registration.json["publicKey"] as? [String: Any])?["challenge"] as? String)
-            #expect(Base64URL.decodeStrict(challenge)?.count == 32)
+            #expect(Base64URL.decodeStrict(challenge)?.count ?? 0 >= 32)
             let sixteen = Base64URL.encode(Array(try #require(Base64URL.decodeStrict(challenge)).prefix(16)))
             for session in [challenge, sixteen] {
                 let asSession = try await Self.finish(client, session: session, token: Self.idp.token(nonce: "x"))
                 #expect(asSession.status == 400 && asSession.errorCode == "idtoken_session_unknown")
             }
-            #expect(try await schema.count("ceremonies", where: "kind = 'registration'") == 1)
+            #expect(try await schema.count("ceremonies", where: "kind = 'registration'") == (TestPasskeyd.sealed ? 0 : 1))
             #expect(try await schema.count("users") == 1)  // only the first sign-in's user
         }
     }

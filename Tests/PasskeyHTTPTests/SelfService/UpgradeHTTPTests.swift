@@ -164,6 +164,8 @@ struct UpgradeHTTPTests {
 
     @Test("upgrades only for existing users by id, under their own cap, and not when turned off")
     func upgradeRules() async throws {
+        // Pending-ceremony caps exist only on the ceremony table (stateless begins save nothing).
+        try await TestPasskeyd.$ceremonyTable.withValue(true) {
         try await Self.withInstance(clock: Self.clock(), environment: ["PASSKEYD_UPGRADE_PENDING_PER_USER": "2"]) { schema, instance, _ in
             try await instance.app.test(.router) { client in
                 let signUp = try await client.post(
@@ -192,6 +194,7 @@ struct UpgradeHTTPTests {
                 #expect(refused.status == 400 && refused.errorCode == "conditional_create_disabled")
                 #expect(try await schema.count("ceremonies", where: "kind = 'registration'") == 0)
             }
+        }
         }
     }
 

@@ -138,6 +138,8 @@ struct AbuseLimitsTests {
 
     @Test("pending ceremonies: a user past the per-user cap gets 429, a full table 503; nothing is saved past either")
     func ceremonyCaps() async throws {
+        // Pending-ceremony caps exist only on the ceremony table (stateless begins save nothing).
+        try await TestPasskeyd.$ceremonyTable.withValue(true) {
         try await Self.app(["PASSKEYD_PENDING_PER_USER": "3", "PASSKEYD_PENDING_MAX": "10"]).test(.router) { client in
             for _ in 0..<3 { #expect(try await Self.begin(client, #"{"user":{"name":"alice"}}"#).0.status == 200) }
             let (perUser, retryAfter) = try await Self.begin(client, #"{"user":{"name":"alice"}}"#)
@@ -149,6 +151,7 @@ struct AbuseLimitsTests {
             for _ in 0..<6 { #expect(try await Self.begin(client, "{}").0.status == 200) }
             let (full, wait) = try await Self.begin(client, "{}")
             #expect(full.status == 503 && full.errorCode == "ceremony_capacity_reached" && wait == "10")
+        }
         }
     }
 

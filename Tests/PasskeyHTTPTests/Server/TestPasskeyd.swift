@@ -76,8 +76,15 @@ enum TestPasskeyd {
 
     /// The ring instances get unless a test chooses: ``ceremonyKeyRing`` with `PASSKEYD_TEST_SEALED_CHALLENGES=1`
     /// (stateless ceremonies), none otherwise (the pending-ceremony table).
-    static let defaultCeremonyKeyRing: CeremonyKeyRing? =
-        ProcessInfo.processInfo.environment["PASSKEYD_TEST_SEALED_CHALLENGES"] == "1" ? ceremonyKeyRing : nil
+    static var defaultCeremonyKeyRing: CeremonyKeyRing? { sealed ? ceremonyKeyRing : nil }
+
+    /// Whether instances run stateless ceremonies by default (tests whose expectations differ by mode ask this).
+    static var sealed: Bool { sealedByEnvironment && !ceremonyTable }
+    private static let sealedByEnvironment = ProcessInfo.processInfo.environment["PASSKEYD_TEST_SEALED_CHALLENGES"] == "1"
+
+    /// Set (`TestPasskeyd.$ceremonyTable.withValue(true) { … }`) around a test of what only the pending-ceremony
+    /// table has (its caps): instances built inside get no ceremony keys.
+    @TaskLocal static var ceremonyTable = false
 }
 
 /// Files the settings of a test instance name (trust roots, keys, a metadata BLOB): written under the temporary
