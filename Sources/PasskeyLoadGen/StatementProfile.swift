@@ -247,7 +247,8 @@ func statementCell(_ query: String) -> String {
         lines.append("")
         lines.append(
             "pg_stat_statements was reset after the warm-up and read before and after this phase; the table is the difference, the top \(min(10, profile.statements.count)) of \(profile.statements.count) statements by total execution time. "
-                + "Execution time is the executor's only: parsing, planning, the protocol, commit and its WAL flush and the background processes are not in it.")
+                + "Execution time is the executor's only: parsing, planning, the protocol, commit and its WAL flush and the background processes are not in it. "
+                + "A batched statement (one call for several concurrent begins or finishes) has fewer calls than \(profile.unit)s, and its mean covers the whole batch.")
         lines.append("")
         lines.append("| statement | calls | calls per \(profile.unit) | mean µs per call | µs per \(profile.unit) | share of execution | WAL bytes per \(profile.unit) |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|")
