@@ -2,9 +2,19 @@
 # The load benchmark (README "Load benchmark"; issue 6): a release passkeyd against the local PostgreSQL, driven
 # over loopback by passkeyd-loadgen (Sources/PasskeyLoadGen). Not part of the test command or CI.
 #
-#   scripts/loadbench.sh [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
+# It runs on the durable cluster (scripts/postgres.sh --durable: stock fsync, synchronous_commit and full_page_writes,
+# pg_stat_statements loaded) unless --non-durable says otherwise. The summary leads with server CPU (passkeyd +
+# PostgreSQL's process tree) per complete sign-in and per registration at the highest concurrency, then the statement
+# profile of those two phases (pg_stat_statements) and table health (pg_stat_user_tables); then the environment,
+# with the durability settings read back from the server (SHOW), then every phase.
+#
+#   scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
 #                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]
 #
+#   --non-durable    the throwaway dev/test cluster instead (scripts/postgres.sh: fsync, synchronous_commit and
+#                    full_page_writes off; no pg_stat_statements, so no statement profile): the title, every heading
+#                    and every figure row of the summary say NON-DURABLE (so does any run whose server reports one of
+#                    those settings off)
 #   --quick          3 s phases, 5,000 pre-signed finishes per concurrency, no soak (a smoke run of the benchmark)
 #   --million        a second database of 1,000,000 credentials (passkeyd_loadbench_million) with its own passkeyd,
 #                    both prepared before measuring; after the main run's phases the load generator alternates
@@ -32,15 +42,17 @@
 # tree, reaped children included) and the load generator's, each divided by the operations the phase completed.
 #   --out FILE       the Markdown summary (default var/loadbench/summary.md); copy it to BENCHMARKS.md to commit
 #
-# Environment: PASSKEYD_PG_PORT (scripts/postgres.sh), LOADBENCH_SCRATCH (swift build --scratch-path, default .build).
+# Environment: PASSKEYD_PG_PORT (scripts/postgres.sh; default 25433 for the durable cluster, 25432 with --non-durable),
+# LOADBENCH_SCRATCH (swift build --scratch-path, default .build).
 #
-# Steps: install what is missing, start scripts/postgres.sh (PASSKEYD_PG_PORT, default 25432), (re)create the
-# database passkeyd_loadbench (with --million also passkeyd_loadbench_million; dev data in database "passkeyd" is never
-# touched), build passkeyd and passkeyd-loadgen in release mode, migrate, start passkeyd on a free loopback port (with
-# --million a second one on the second database; log level warning, metrics on,
-# challenge TTL 3600 s so pre-signed ceremonies outlive long runs), run the load generator (given the same RP id,
-# origin and challenge TTL: rp_id, origin and challenge_ttl below are the one place they are set), stop passkeyd, and
-# stop PostgreSQL if this script started it.
+# Steps: install what is missing, build passkeyd and passkeyd-loadgen in release mode, start scripts/postgres.sh
+# --durable (with --non-durable: scripts/postgres.sh) and read its durability settings back, (re)create and migrate
+# the database passkeyd_loadbench (with --million also passkeyd_loadbench_million; dev data in database "passkeyd" is
+# never touched), start passkeyd on a free loopback port (with --million a second one on the second database; log
+# level warning, metrics on, challenge TTL 3600 s so pre-signed ceremonies outlive long runs), run the load generator
+# (given the same RP id, origin and challenge TTL: rp_id, origin and challenge_ttl below are the one place they are
+# set), stop passkeyd, put the summary together (the title, the load generator's lead var/loadbench/lead.md, then
+# environment.md and phases.md) and stop PostgreSQL if this script started it.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,10 +61,11 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
 seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 instances=""
-compare_binary="" compare_label=""
+compare_binary="" compare_label="" durable=1
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
+    --non-durable) durable=0 ;;
     --quick) seconds=3 presigned=5000 warmup=1 soak=0 ;;
     --million) million=1 ;;
     --repeats) repeats="$2"; shift ;;
@@ -65,7 +78,7 @@ while (($#)); do
     --compare-binary) compare_binary="$2"; shift ;;
     --compare-label) compare_label="$2"; shift ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -99,20 +112,41 @@ swift build "${scratch[@]}" -c release --product passkeyd >&2
 swift build "${scratch[@]}" -c release --product passkeyd-loadgen >&2
 bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
 
+# The cluster: the durable one (stock durability, pg_stat_statements), or with --non-durable the dev/test one.
+pg=(scripts/postgres.sh --durable)
+((durable)) || pg=(scripts/postgres.sh)
 started_pg=0
-scripts/postgres.sh status >/dev/null 2>&1 || started_pg=1
+"${pg[@]}" status >/dev/null 2>&1 || started_pg=1
 # Sized like a production server's (PostgreSQL's 128MB default would not hold the 1M-credential table and index
 # it reads from; a PostgreSQL that is already running keeps its own setting, reported in the summary).
 export PASSKEYD_PG_SHARED_BUFFERS="${PASSKEYD_PG_SHARED_BUFFERS:-1GB}"
-scripts/postgres.sh start
-pg_url="$(scripts/postgres.sh url)"
+"${pg[@]}" start
+pg_url="$("${pg[@]}" url)"
 admin_url="${pg_url%/*}/postgres"
 bench_url="${pg_url%/*}/passkeyd_loadbench"
 million_url="${pg_url%/*}/passkeyd_loadbench_million"
 compare_url="${pg_url%/*}/passkeyd_loadbench_compare"
 # The postmaster: PostgreSQL's CPU is that of its process tree.
-pg_pid="$(head -1 "$(scripts/postgres.sh status | sed -n 's/^running .* dir=//p')/data/postmaster.pid")"
+pg_dir="$("${pg[@]}" status | sed -n 's/^running .* dir=//p')"
+pg_pid="$(head -1 "$pg_dir/data/postmaster.pid")"
 export PSQL="${PSQL:-/usr/lib/postgresql/15/bin/psql}"
+
+# What the server really does, read back (a cluster already running keeps the settings it was started with): the
+# environment section prints these, and with any of them off every heading and figure row says NON-DURABLE.
+pg_setting() { "$PSQL" -X -tA -d "$admin_url" -c "SHOW $1" | head -1; }
+fsync="$(pg_setting fsync)" synchronous_commit="$(pg_setting synchronous_commit)" full_page_writes="$(pg_setting full_page_writes)"
+tag=""
+if ((!durable)) || [[ $fsync != on || $full_page_writes != on || $synchronous_commit == off ]]; then tag="NON-DURABLE "; fi
+if ((durable)) && [[ -n $tag ]]; then
+    echo "loadbench: the durable cluster reports fsync $fsync, synchronous_commit $synchronous_commit, full_page_writes $full_page_writes: labelled NON-DURABLE" >&2
+fi
+# The statement profile: pg_stat_statements in the "postgres" database (postgres.sh --durable creates it there),
+# if the server preloads it.
+statements_args=()
+if [[ $(pg_setting shared_preload_libraries) == *pg_stat_statements* ]]; then
+    "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$admin_url" -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
+    statements_args=(--statements-url "$admin_url")
+fi
 
 work="$repo/var/loadbench"
 mkdir -p "$work" "$(dirname "$out")"
@@ -120,7 +154,7 @@ chmod 0755 "$work"  # the CSV files are read by psql (this user), never by the s
 servers=()  # the running passkeyd processes; start_server adds one, stop_servers stops them all
 cleanup() {
     for pid in "${servers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    if ((started_pg)); then scripts/postgres.sh stop || true; fi
+    if ((started_pg)); then "${pg[@]}" stop || true; fi
 }
 trap cleanup EXIT
 
@@ -165,7 +199,7 @@ stop_servers() {
 instances_table() {
     # shellcheck disable=SC2086  # one argument per instance count
     python3 - "$1" "$(nproc)" "$work" ${instances//,/ } <<'PY'
-import json, sys
+import json, os, sys
 top, cores, work, counts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 runs = {n: json.load(open(f"{work}/results-instances-{n}.json")) for n in counts}
 base_n = "1" if "1" in runs else counts[0]
@@ -177,7 +211,8 @@ def rate(r, key):
 def p99(r, key):
     value = r.get(f"{key}{top}_p99")
     return "–" if value is None else f"{value:.1f}"
-print(f"### Instances: 1 database, N passkeyd processes, concurrency {top}")
+tag = os.environ.get("LOADBENCH_TAG", "")
+print(f"### {tag}Instances: 1 database, N passkeyd processes, concurrency {top}")
 print()
 print(f"All instances share this machine's {cores} cores with PostgreSQL and the load generator, so more instances show "
       "the cost of coordinating through PostgreSQL (ceremonies begun on one instance, finished on another), not "
@@ -192,17 +227,29 @@ for n in counts:
     errors = sum(v for k, v in r.items() if k.endswith("_errors"))
     cross = sum(r.get(f"{k}{top}_cross", 0) for k in ("mixed", "registration"))
     done = sum(r.get(f"{k}{top}_completed", 0) for k in ("mixed", "registration"))
-    print(f"| {n} | {rate(r, 'presigned')} | {rate(r, 'mixed')} | {rate(r, 'registration')} "
+    print(f"| {tag}{n} | {rate(r, 'presigned')} | {rate(r, 'mixed')} | {rate(r, 'registration')} "
           f"| {p99(r, 'presigned')} / {p99(r, 'mixed')} / {p99(r, 'registration')} | {errors:.0f} | {cross:.0f} of {done:.0f} |")
 print()
 PY
 }
 
-# --- the summary's header: what ran where ---
+# --- the summary's parts: its title, then lead.md (the load generator's), environment.md, phases.md ---
+title="$work/title.md" environment="$work/environment.md" phases="$work/phases.md" lead="$work/lead.md"
+rm -f "$title" "$environment" "$phases" "$lead"
 {
-    echo "# Load benchmark"
+    if [[ -n $tag ]]; then
+        echo "# Load benchmark — NON-DURABLE"
+        echo
+        echo "> **NON-DURABLE.** Measured with fsync $fsync, synchronous_commit $synchronous_commit, full_page_writes $full_page_writes (read back from the server): a commit does not wait for its WAL to reach the disk, so PostgreSQL's share and the rates are not those of a production server."
+    else
+        echo "# Load benchmark"
+    fi
     echo
     echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift Migrations || echo ' (with uncommitted changes)')."
+    echo
+} >"$title"
+{
+    echo "## ${tag}Environment"
     echo
     echo "| machine | |"
     echo "|---|---|"
@@ -211,14 +258,19 @@ PY
     echo "| RAM | $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) |"
     echo "| kernel | $(uname -sr) |"
     echo "| Swift | $(swift --version 2>/dev/null | head -1) |"
-    echo "| PostgreSQL | $("$PSQL" -X -tA -d "$admin_url" -c 'SHOW server_version' | head -1) (scripts/postgres.sh: fsync, synchronous_commit, full_page_writes off; shared_buffers $("$PSQL" -X -tA -d "$admin_url" -c 'SHOW shared_buffers' | head -1)) |"
+    echo "| PostgreSQL | $(pg_setting server_version) (\`${pg[*]}\`, $pg_dir; shared_buffers $(pg_setting shared_buffers); shared_preload_libraries '$(pg_setting shared_preload_libraries)') |"
+    echo "| durability (\`SHOW\` after start) | fsync **$fsync**, synchronous_commit **$synchronous_commit**, full_page_writes **$full_page_writes**${tag:+ — **NON-DURABLE**} |"
+    echo "| storage under the cluster | $(df -h --output=source,fstype "$pg_dir/data/" 2>/dev/null | tail -1 | tr -s ' ') |"
     echo "| passkeyd | release build, pool size ${PASSKEYD_POOL_SIZE:-8}, log level warning, metrics on, on 127.0.0.1 |"
     echo
-} >"$out"
+} >"$environment"
+echo "## ${tag}Phases" >"$phases"
+echo >>"$phases"
 
 loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --rp-id "$rp_id" --origin "$origin" --challenge-ttl "$challenge_ttl"
     --postgres-pid "$pg_pid" --concurrency "$concurrency" --seconds "$seconds" --presigned "$presigned" --warmup "$warmup"
-    --work-dir "$work" --out "$out")
+    --work-dir "$work" --out "$phases")
+if [[ -n $tag ]]; then loadgen+=(--non-durable); fi
 
 fresh_database
 compare_args=()
@@ -242,7 +294,8 @@ if ((perf)); then
     perf_args=(--perf-output "$work/perf.data")
 fi
 "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials "$credentials" --soak "$soak" \
-    --label "$credentials credentials" --results "$work/results-main.json" "${perf_args[@]}" "${compare_args[@]}"
+    --label "$credentials credentials" --results "$work/results-main.json" --lead-out "$lead" "${statements_args[@]}" \
+    "${perf_args[@]}" "${compare_args[@]}"
 if ((perf)); then
     perf report -i "$work/perf.data" --no-children --sort symbol --stdio --percent-limit 1.5 2>/dev/null \
         | grep -E '^ +[0-9.]+%' | head -25 >"$work/perf-top.txt" || true
@@ -261,6 +314,7 @@ if [[ -n $instances ]]; then
             --results "$work/results-instances-$n.json"
         stop_servers
     done
-    instances_table "$top" >>"$out"
+    LOADBENCH_TAG="$tag" instances_table "$top" >>"$phases"
 fi
-echo "loadbench: summary in $out" >&2
+cat "$title" "$lead" "$environment" "$phases" >"$out"
+echo "loadbench: ${tag}summary in $out" >&2

@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
-# Throwaway local PostgreSQL 15 for development and integration tests.
+# Throwaway local PostgreSQL 15 for development and integration tests, and a durable one for the load benchmark.
 #
-#   scripts/postgres.sh start     create the cluster + database "passkeyd" if missing, start it, wait until ready
-#   scripts/postgres.sh stop      stop it (fast shutdown); no-op when not running
-#   scripts/postgres.sh status    print "running port=N dir=D" (exit 0) or "stopped dir=D" (exit 3)
-#   scripts/postgres.sh url       print a libpq connection URI, e.g. postgresql://postgres@127.0.0.1:25432/passkeyd
-#   scripts/postgres.sh destroy   stop it and delete the cluster
+#   scripts/postgres.sh [--durable] start     create the cluster + database "passkeyd" if missing, start it, wait until ready
+#   scripts/postgres.sh [--durable] stop      stop it (fast shutdown); no-op when not running
+#   scripts/postgres.sh [--durable] status    print "running port=N dir=D" (exit 0) or "stopped dir=D" (exit 3)
+#   scripts/postgres.sh [--durable] url       print a libpq connection URI, e.g. postgresql://postgres@127.0.0.1:25432/passkeyd
+#   scripts/postgres.sh [--durable] destroy   stop it and delete the cluster
 #
-# Where the cluster lives: <repo>/var/postgres/{data,run,log} (the repo's /var/ is gitignored).
-# The server listens only on a unix socket in <repo>/var/postgres/run and on 127.0.0.1:$PASSKEYD_PG_PORT
-# (default 25432). Authentication is "trust" for local and loopback connections: never expose this cluster.
-# Durability is switched off (fsync, synchronous_commit, full_page_writes) because the data is throwaway.
+# Two clusters, each with its own directory and default port; every command acts on one of them:
+#   (default)   the dev/test cluster: <repo>/var/postgres, port 25432. Durability is switched off (fsync,
+#               synchronous_commit, full_page_writes) because the data is throwaway.
+#   --durable   the load benchmark's cluster (scripts/loadbench.sh): <repo>/var/postgres-durable, port 25433. Stock
+#               durability: fsync, synchronous_commit and full_page_writes are not overridden (PostgreSQL's defaults,
+#               on), so a commit waits for its WAL flush as on a production server. Also shared_preload_libraries =
+#               'pg_stat_statements' with pg_stat_statements.track = all, the extension created in the databases
+#               "postgres" and "passkeyd" (the statement profile of the benchmark's summary). The module ships in
+#               Debian's postgresql-15 (which postgresql-contrib depends on).
+#
+# Where a cluster lives: <root>/{data,run,log}, <root> as above (the repo's /var/ is gitignored).
+# The server listens only on a unix socket in <root>/run and on 127.0.0.1:$PASSKEYD_PG_PORT (default 25432, or
+# 25433 with --durable). Authentication is "trust" for local and loopback connections: never expose these clusters.
 #
 # Running as root (as this machine does): initdb refuses root, so the server runs as the "postgres" OS user
 # (created with useradd if missing). If that user cannot reach <repo>/var/postgres (a parent directory is not
 # world-traversable) or the socket path would be too long for a unix socket, the cluster is put in
-# /tmp/passkeyd-pg-<hash of the repo path> instead and <repo>/var/postgres becomes a symlink to it.
+# /tmp/passkeyd-pg-<hash of the repo path> (with --durable /tmp/passkeyd-pg-durable-<hash>) instead and <root>
+# becomes a symlink to it.
 # Run as a non-root user, the server simply runs as that user.
 #
 # Environment:
-#   PASSKEYD_PG_PORT           TCP port on 127.0.0.1 (default 25432, outside Linux's ephemeral range 32768-60999 so a restart can rebind it); read at start, `url` reports the running port
-#   PASSKEYD_PG_DIR            put the cluster here instead of <repo>/var/postgres
+#   PASSKEYD_PG_PORT           TCP port on 127.0.0.1 (default 25432, with --durable 25433; outside Linux's ephemeral range 32768-60999 so a restart can rebind it); read at start, `url` reports the running port
+#   PASSKEYD_PG_DIR            put the cluster here instead of <repo>/var/postgres (or <repo>/var/postgres-durable);
+#                              the mode's settings are written there on every start
 #   PASSKEYD_PG_BINDIR         PostgreSQL binaries (default /usr/lib/postgresql/15/bin)
 #   PASSKEYD_PG_START_TIMEOUT  seconds to wait for readiness (default 30)
 #   PASSKEYD_PG_SHARED_BUFFERS shared_buffers (default 128MB, PostgreSQL's own; the load benchmark sets 1GB)
@@ -31,13 +42,26 @@ set -euo pipefail
 readonly DB_NAME="passkeyd"
 readonly DB_USER="postgres"
 readonly OS_USER="postgres"
-PORT="${PASSKEYD_PG_PORT:-25432}"
+DURABLE=0
+if [ "${1:-}" = "--durable" ]; then
+    DURABLE=1
+    shift
+fi
+if [ "$DURABLE" -eq 1 ]; then
+    PORT="${PASSKEYD_PG_PORT:-25433}"
+else
+    PORT="${PASSKEYD_PG_PORT:-25432}"
+fi
 BINDIR="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 START_TIMEOUT="${PASSKEYD_PG_START_TIMEOUT:-30}"
 SHARED_BUFFERS="${PASSKEYD_PG_SHARED_BUFFERS:-128MB}"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
-DEFAULT_ROOT="$REPO/var/postgres"
+if [ "$DURABLE" -eq 1 ]; then
+    DEFAULT_ROOT="$REPO/var/postgres-durable"
+else
+    DEFAULT_ROOT="$REPO/var/postgres"
+fi
 
 die() {
     printf 'postgres.sh: %s\n' "$*" >&2
@@ -45,7 +69,7 @@ die() {
 }
 
 usage() {
-    printf 'usage: %s start|stop|status|url|destroy\n' "$0" >&2
+    printf 'usage: %s [--durable] start|stop|status|url|destroy\n' "$0" >&2
     exit 2
 }
 
@@ -56,6 +80,12 @@ check_binaries() {
     for tool in initdb pg_ctl pg_isready postgres psql; do
         [ -x "$BINDIR/$tool" ] || die "missing $BINDIR/$tool: install the Debian package postgresql-15 (the setup script does), or set PASSKEYD_PG_BINDIR"
     done
+}
+
+# The durable cluster preloads pg_stat_statements: its module must be installed (Debian: postgresql-15 ships it).
+check_pg_stat_statements() {
+    [ -f "$BINDIR/../lib/pg_stat_statements.so" ] \
+        || die "missing $BINDIR/../lib/pg_stat_statements.so (--durable preloads it): install the Debian package postgresql-contrib"
 }
 
 check_port() {
@@ -101,7 +131,11 @@ root_is_usable() {
 fallback_root() {
     local hash
     hash="$(printf '%s' "$REPO" | sha256sum | cut -c1-12)"
-    printf '/tmp/passkeyd-pg-%s' "$hash"
+    if [ "$DURABLE" -eq 1 ]; then
+        printf '/tmp/passkeyd-pg-durable-%s' "$hash"
+    else
+        printf '/tmp/passkeyd-pg-%s' "$hash"
+    fi
 }
 
 # Sets PGROOT. With "create", also decides on the fallback and creates the symlink; without it, only looks.
@@ -158,18 +192,27 @@ init_cluster() {
             || { cat "$PGROOT/log/initdb.log" >&2; die "initdb failed (log: $PGROOT/log/initdb.log)"; }
         printf "\ninclude_if_exists = 'passkeyd.conf'\n" | as_server_user tee -a "$DATA/postgresql.conf" >/dev/null
     fi
-    # Rewritten on every start so that the port and socket directory follow the environment. max_connections 300:
-    # the test suite runs its PostgreSQL suites in parallel, each with its own pools (100 ran out at ~520 tests).
-
+    # Rewritten on every start so that the port, socket directory and mode follow the environment. max_connections
+    # 300: the test suite runs its PostgreSQL suites in parallel, each with its own pools (100 ran out at ~520 tests).
+    local kind mode_settings
+    if [ "$DURABLE" -eq 1 ]; then
+        # Stock durability: fsync, synchronous_commit and full_page_writes stay at PostgreSQL's defaults (on).
+        kind="durable benchmark"
+        mode_settings="shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all"
+    else
+        kind="throwaway"
+        mode_settings="fsync = off
+synchronous_commit = off
+full_page_writes = off"
+    fi
     as_server_user tee "$DATA/passkeyd.conf" >/dev/null <<EOF
-# Written by scripts/postgres.sh on every start: local throwaway cluster, do not edit.
+# Written by scripts/postgres.sh on every start: local $kind cluster, do not edit.
 listen_addresses = '127.0.0.1'
 port = $PORT
 unix_socket_directories = $(sql_quote "$RUNDIR")
 unix_socket_permissions = 0777
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+$mode_settings
 max_connections = 300
 shared_buffers = $(sql_quote "$SHARED_BUFFERS")
 log_min_messages = warning
@@ -199,10 +242,18 @@ ensure_database() {
         "${psql[@]}" -d postgres -c "CREATE DATABASE \"$DB_NAME\" ENCODING 'UTF8' TEMPLATE template0" >/dev/null \
             || die "could not create database $DB_NAME"
     fi
+    if [ "$DURABLE" -eq 1 ]; then
+        local db
+        for db in postgres "$DB_NAME"; do
+            "${psql[@]}" -d "$db" -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null \
+                || die "could not create the extension pg_stat_statements in database $db"
+        done
+    fi
 }
 
 cmd_start() {
     check_binaries
+    if [ "$DURABLE" -eq 1 ]; then check_pg_stat_statements; fi
     check_port
     ensure_os_user
     resolve_root create

@@ -205,7 +205,8 @@ func median(_ values: [Double]) -> Double {
         }
         var lines = [
             buildComparison
-                ? "### Interleaved: \(a.name) vs \(b.name)" : "### Interleaved: \(grouped(a.credentials)) vs \(grouped(b.credentials)) credentials",
+                ? "### \(durabilityTag)Interleaved: \(a.name) vs \(b.name)"
+                : "### \(durabilityTag)Interleaved: \(grouped(a.credentials)) vs \(grouped(b.credentials)) credentials",
             "",
             how,
             "",
@@ -228,7 +229,7 @@ func median(_ values: [Double]) -> Double {
                 let cells = sideRounds.map { String(format: "%.0f, %.1f, %.0f", $0.rate, $0.p99, $0.cpu?.server ?? .nan) }
                     .joined(separator: " | ")
                 lines.append(String(
-                    format: "| %@ | %@ | %@ | **%.0f** | %.1f | **%.0f** | %.0f | %.0f | %d |", phase.title, side.name, cells, values.rate,
+                    format: "| %@%@ | %@ | %@ | **%.0f** | %.1f | **%.0f** | %.0f | %.0f | %d |", durabilityTag, phase.title, side.name, cells, values.rate,
                     values.p99, values.server, values.passkeyd, values.postgres, errorCount))
                 figures["compare_\(phase.key)_\(side.letter)_rate"] = values.rate
                 figures["compare_\(phase.key)_\(side.letter)_p99"] = values.p99
@@ -241,15 +242,15 @@ func median(_ values: [Double]) -> Double {
             figures["compare_\(phase.key)_ratio"] = rateRatio
             figures["compare_\(phase.key)_server_us_ratio"] = sideB.server / sideA.server
             lines.append(
-                "| \(phase.title) | B / A |" + String(repeating: " |", count: options.repeats)
+                "| \(durabilityTag)\(phase.title) | B / A |" + String(repeating: " |", count: options.repeats)
                     + String(
                         format: " **%.1f%%** | %.1f%% | **%.1f%%** | %.1f%% | %.1f%% | |", rateRatio * 100, p99Ratio * 100,
                         sideB.server / sideA.server * 100, sideB.passkeyd / sideA.passkeyd * 100, sideB.postgres / sideA.postgres * 100))
             if !buildComparison {
                 let met = rateRatio >= 0.9 && errors("A").isEmpty && errors("B").isEmpty
                 verdicts.append(String(
-                    format: "**%@ credentials: %.1f%% of the %@ figure (target within 10%%) — %@** (%@, median req/s; median p99 %.1f%% of A's)",
-                    grouped(b.credentials), rateRatio * 100, grouped(a.credentials), met ? "met" : "missed", phase.title, p99Ratio * 100))
+                    format: "**%@%@ credentials: %.1f%% of the %@ figure (target within 10%%) — %@** (%@, median req/s; median p99 %.1f%% of A's)",
+                    durabilityTag, grouped(b.credentials), rateRatio * 100, grouped(a.credentials), met ? "met" : "missed", phase.title, p99Ratio * 100))
             }
         }
         lines.append("")

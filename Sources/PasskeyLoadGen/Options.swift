@@ -47,6 +47,16 @@ struct Options {
     var compareLabels: (a: String, b: String)?
     /// Rounds per side and phase in the interleaved comparison.
     var repeats = 3
+    /// The lead of the summary (--lead-out): server CPU per sign-in and registration at the highest concurrency,
+    /// the statement profile and table health (StatementProfile.swift); overwritten, not appended to.
+    var leadOut: String?
+    /// A database of the same cluster where the extension pg_stat_statements exists (--statements-url, e.g. the
+    /// cluster's "postgres" database): the statement profile reads the statements of --database-url's database there.
+    var statementsURL: String?
+    /// The cluster runs without durability (--non-durable: fsync, synchronous_commit or full_page_writes off):
+    /// every heading and figure row of the output says NON-DURABLE. The settings read back from the server at
+    /// start say so too, whatever this says (main.swift, `durabilityTag`).
+    var nonDurable = false
 
     static let usage = """
         usage: passkeyd-loadgen --url URL[,URL…] --database-url PGURL --rp-id RPID --origin ORIGIN --challenge-ttl S
@@ -55,6 +65,7 @@ struct Options {
                [--server-pid PID[,PID…]] [--postgres-pid PID] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
                [--perf-output FILE] [--compare-url URL --compare-database-url PGURL [--compare-credentials N]
                [--compare-server-pid PID] [--compare-labels A,B] [--repeats R]]
+               [--lead-out FILE.md [--statements-url PGURL]] [--non-durable]
         """
 
     init(_ arguments: [String]) {
@@ -106,6 +117,9 @@ struct Options {
                 let parts = value(argument).split(separator: ",", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { Self.fail("--compare-labels needs two labels: A,B") }
                 compareLabels = (parts[0], parts[1])
+            case "--lead-out": leadOut = value(argument)
+            case "--statements-url": statementsURL = value(argument)
+            case "--non-durable": nonDurable = true
             default: Self.fail("unknown argument \(argument)")
             }
         }
@@ -121,6 +135,13 @@ struct Options {
         if urls.isEmpty { Self.fail("--url needs at least one URL") }
         if compareURLs.isEmpty != compareDatabaseURL.isEmpty { Self.fail("--compare-url and --compare-database-url go together") }
         if repeats < 1 { Self.fail("--repeats needs at least 1") }
+        if statementsURL != nil && leadOut == nil { Self.fail("--statements-url needs --lead-out (the profile goes there)") }
+    }
+
+    /// The name of --database-url's database (the last path component), for pg_stat_statements' dbid.
+    var databaseName: String {
+        let path = URL(string: databaseURL)?.path ?? ""
+        return path.split(separator: "/").last.map(String.init) ?? ""
     }
 
     /// Whether the interleaved comparison runs.

@@ -1,6 +1,8 @@
 // The main run's phases, in order: a begin + finish warm-up, then at each concurrency the pre-signed finishes (the
 // one at the highest concurrency under perf record with --perf-output), begin + sign + finish and registration (as
 // --phases selects), then the optional soak; one table row each (Report.swift), and the servers' RSS between them.
+// With --statements-url, pg_stat_statements is reset after the warm-up, and begin + finish and registration at the
+// highest concurrency are profiled (StatementProfile.swift).
 import Foundation
 import WebAuthnTestSupport
 
@@ -25,6 +27,8 @@ struct RSSReadings {
     }
     let rssWarm = rssKiB(options.serverPIDs)
     let maxConcurrency = options.concurrencies.max()!
+    // The statement profile counts from here: the measured phases.
+    try statementProfiler?.reset()
 
     if options.phases.contains("presigned") {
         for concurrency in options.concurrencies {
@@ -54,18 +58,26 @@ struct RSSReadings {
     }
     if options.phases.contains("mixed") {
         for concurrency in options.concurrencies {
-            let result = try await runPhase(
-                "auth begin + sign + finish", concurrency: concurrency, duration: options.seconds, limit: options.requests,
-                options: options, group: group, endpoints: endpoints, operation: mixed)
+            let result = try await withStatementProfile(
+                "complete sign-in (begin + finish)", unit: "sign-in", profiled: concurrency == maxConcurrency
+            ) {
+                try await runPhase(
+                    "auth begin + sign + finish", concurrency: concurrency, duration: options.seconds, limit: options.requests,
+                    options: options, group: group, endpoints: endpoints, operation: mixed)
+            }
             record(result, key: "mixed\(concurrency)")
         }
     }
     if options.phases.contains("registration") {
         for concurrency in options.concurrencies {
-            let result = try await runPhase(
-                "registration begin + create + finish", concurrency: concurrency, duration: options.seconds,
-                limit: options.requests, options: options, group: group, endpoints: endpoints,
-                operation: makeRegistration(prefix: "\(concurrency)"))
+            let result = try await withStatementProfile(
+                "registration (begin + finish)", unit: "registration", profiled: concurrency == maxConcurrency
+            ) {
+                try await runPhase(
+                    "registration begin + create + finish", concurrency: concurrency, duration: options.seconds,
+                    limit: options.requests, options: options, group: group, endpoints: endpoints,
+                    operation: makeRegistration(prefix: "\(concurrency)"))
+            }
             record(result, key: "registration\(concurrency)")
         }
     }

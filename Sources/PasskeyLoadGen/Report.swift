@@ -56,8 +56,8 @@ func phaseTableHeader() -> String {
     let postgres = options.postgresPID == nil ? "n/a" : micros(perOperation?.postgres)
     let server = options.postgresPID == nil ? "n/a" : "**\(micros(perOperation?.server))**"
     let row = String(
-        format: "| %@ | %d | %d | %@ | **%.0f** | %@ | %@ | %@ | %@%@ | %@ | %.0f%% | %.2f / %.2f / %.2f | %@ | %.1f s, %@ |",
-        result.name, result.concurrency, result.completed, errors, result.rate, server, micros(perOperation?.passkeyd), postgres,
+        format: "| %@%@ | %d | %d | %@ | **%.0f** | %@ | %@ | %@ | %@%@ | %@ | %.0f%% | %.2f / %.2f / %.2f | %@ | %.1f s, %@ |",
+        durabilityTag, result.name, result.concurrency, result.completed, errors, result.rate, server, micros(perOperation?.passkeyd), postgres,
         micros(perOperation?.loadgen), clientMicros > 0 ? String(format: " (%.0f µs/iter client work)", clientMicros) : "",
         micros(perOperation?.other), result.cpu.machine / result.wall * 100, p50, p99, p999, begin.isEmpty ? "–" : begin,
         result.wall, result.bound)
@@ -71,7 +71,7 @@ func phaseTableHeader() -> String {
     let maxConcurrency = options.concurrencies.max()!
     func mib(_ kib: Int?) -> String { kib.map { String(format: "%.1f MiB", Double($0) / 1024) } ?? "n/a" }
     var section: [String] = []
-    section.append("### \(options.label.isEmpty ? "\(options.credentials) credentials" : options.label)")
+    section.append("### \(durabilityTag)\(options.label.isEmpty ? "\(options.credentials) credentials" : options.label)")
     section.append("")
     section.append(String(
         format: "%d users with one ES256 credential each, seeded in %.1f s (key generation + CSV + `\\copy`); working set %d credentials drawn uniformly from the table. Phases at most %.0f s or %d requests (pre-signed: %d per concurrency).",
@@ -112,7 +112,7 @@ func phaseTableHeader() -> String {
     let targets = targetLines()
     if !targets.isEmpty {
         section.append("")
-        section.append("Against issue 15's targets (server CPU is passkeyd's plus PostgreSQL's whole process tree, per completed operation):")
+        section.append("\(durabilityTag.isEmpty ? "" : "**\(durabilityTag)run.** ")Against issue 15's targets (server CPU is passkeyd's plus PostgreSQL's whole process tree, per completed operation):")
         section.append("")
         section.append("| figure | measured | target | |")
         section.append("|---|---|---|---|")
@@ -157,7 +157,7 @@ func phaseTableHeader() -> String {
             rate / 335, figures["registration\(concurrency)_p99"] ?? .nan,
             verdict(rate >= 2500 && figures["registration\(concurrency)_errors"] == 0)))
     }
-    return comparison
+    return comparison.map { "| \(durabilityTag)" + $0.dropFirst(2) }
 }
 
 /// The run's size and RSS readings among the figures of --results.

@@ -16,7 +16,11 @@
 // per instance, iterations go round-robin over them, and a ceremony that begins on instance i finishes on instance
 // (i + 1) mod n, so with n > 1 every begin + finish crosses instances (counted in the summary).
 // Each phase stops at its request count or its duration, whichever comes first. Results go to stdout and, as
-// Markdown, to --out; --results/--baseline write and read key figures so two runs can be compared.
+// Markdown, to --out; --results/--baseline write and read key figures so two runs can be compared. --lead-out gets
+// the summary's lead (StatementProfile.swift): server CPU per sign-in and per registration at the highest
+// concurrency, the statement profile (pg_stat_statements through --statements-url) and table health. The server's
+// fsync, synchronous_commit and full_page_writes are read back at start: with any of them off (or --non-durable),
+// every heading and figure row says NON-DURABLE.
 // --compare-url/--compare-database-url add an interleaved comparison (Compare.swift): a second passkeyd on its own
 // database with --compare-credentials (default 1,000,000), seeded by this process too, and after the phases above
 // alternating rounds A, B, A, B, … (--repeats each) of pre-signed finishes and begin + finish at the highest
@@ -27,7 +31,7 @@
 // client; Operations.swift what a virtual user does per iteration and the checks of the answers; PhaseRunner.swift
 // running one phase; Phases.swift the main run's phases in order; CPU.swift and Processes.swift the readings from
 // /proc (CPU, RSS) and starting psql or perf; Report.swift the table rows, the Markdown section and --results;
-// Compare.swift the interleaved comparison.
+// Compare.swift the interleaved comparison; StatementProfile.swift the lead: durability, pg_stat_statements, table health.
 import Foundation
 import NIOCore
 import NIOPosix
@@ -47,6 +51,21 @@ let relyingParty: RelyingParty = {
 let origin = options.origin
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let runID = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36)
+/// The server's durability settings, read back at start; nil if they could not be read.
+let durability: Durability? = {
+    do { return try Durability.read(options.databaseURL, directory: options.workDirectory) } catch {
+        log("could not read the durability settings: \(error)")
+        return nil
+    }
+}()
+/// The prefix of every heading and figure row: "NON-DURABLE " when --non-durable or the server's own settings say so,
+/// "DURABILITY UNKNOWN " when they could not be read, else "".
+let durabilityTag: String = {
+    if options.nonDurable || durability?.isDurable == false { return "NON-DURABLE " }
+    return durability == nil ? "DURABILITY UNKNOWN " : ""
+}()
+log("PostgreSQL: \(durability?.description ?? "durability settings unknown")\(durabilityTag.isEmpty ? "" : " (\(durabilityTag.trimmingCharacters(in: .whitespaces)))")")
+if options.nonDurable && durability?.isDurable == true { log("--non-durable, but the server reports durable settings: labelled NON-DURABLE anyway") }
 
 let rssStart = rssKiB(options.serverPIDs)
 log("\(options.label): seeding \(options.credentials) users + credentials (working set \(min(options.workingSet, options.credentials)))")
@@ -61,6 +80,7 @@ let interleaved = try options.comparing ? seedComparison() : nil
 
 do {
     let rss = try await runMainPhases(seeder: seeder, workingSet: workingSet, rssStart: rssStart)
+    try await writeLead()
     let section = mainSection(seedSeconds: seedSeconds, workingSetCount: workingSet.count, rss: rss)
     recordRunFigures(rss: rss)
     try emit(section)
