@@ -19,6 +19,8 @@ stage docs "-" "the documentation site: mkdocs build --strict, broken links and 
     'bash scripts/test/docs.sh'
 stage swift-test "pg debug" "the XCTest suites (swift test), PostgreSQL ones included" \
     'swift test --skip-build'
+stage sealed-http "pg debug" "the HTTP suites again with stateless ceremonies (PASSKEYD_TEST_SEALED_CHALLENGES=1: sealed challenges, no ceremony rows)" \
+    'PASSKEYD_TEST_SEALED_CHALLENGES=1 swift test --skip-build --filter PasskeyHTTPTests'
 stage smoke "pg release" "docs curl walkthrough: register, sign in, admin API (scripts/test/smoke.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/smoke.sh "$release_bin"'
 stage idtoken-smoke "pg release" "docs ID-token walkthrough (scripts/test/idtoken-smoke.sh)" \
