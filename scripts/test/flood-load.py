@@ -24,6 +24,12 @@ name every 0.5 s (begin, passkeyd-softkey sign, finish) and a sampler records ev
 Flood mix per request: 50 % discoverable sign-in begins `{}`, 20 % sign-in begins naming one targeted existing
 user (per-user pending cap: 429 too_many_pending_ceremonies), 30 % registration begins for a new name each.
 
+Stateless ceremonies (FLOOD_STATELESS=1: passkeyd has ceremony keys, so a begin writes nothing): there are no
+pending-ceremony caps to reach; phase B goes on until the flood has sent FLOOD_MIN_REQUESTS (default 100,000)
+requests or 120 s passed, and the sampler counts every row a ceremony can leave (`ceremonies` plus
+`consumed_challenges`). It fails when that count ever exceeds what the legitimate client's finishes and the set-up
+wrote (a begin wrote something), on any 5xx or transport error, or when phase A saw no 429 rate_limited.
+
 Prints a summary; exits 1 when the table ever held more rows than the cap, a 5xx other than 503
 ceremony_capacity_reached (or a transport error) appeared, passkeyd disappeared, or VmRSS grew by more than the
 bound over the warm-up figure; 2 when the set-up failed (the legitimate client could not register).
@@ -59,6 +65,8 @@ RSS_BOUND_MB = float(os.environ.get("FLOOD_RSS_BOUND_MB", "64"))
 # Rows over the cap tolerated (default 0: the cap is meant to be exact; concurrent saves that each count the table
 # below the cap can pass it by up to the number in flight, at most PASSKEYD_POOL_SIZE).
 CAP_SLACK = int(os.environ.get("FLOOD_CAP_SLACK", "8"))
+STATELESS = os.environ.get("FLOOD_STATELESS") == "1"
+MIN_REQUESTS = int(os.environ.get("FLOOD_MIN_REQUESTS", "100000"))
 
 LEGIT_ADDRESS = "198.51.100.7"  # the legitimate client's own address (its own rate-limit bucket)
 SETUP_ADDRESS = "198.51.100.8"
@@ -207,7 +215,9 @@ def legit_worker(name, key):
 # ---- sampler ------------------------------------------------------------------------------------------------------
 
 samples = []  # (phase, t, rows, expired rows, oldest expired age s, rss kB or None)
-SAMPLE_SQL = ("SELECT count(*), count(*) FILTER (WHERE expires_at <= now()), "
+# Stateless: every row a ceremony can leave (a finish records its challenge; a begin writes nothing).
+STATELESS_SQL = "SELECT (SELECT count(*) FROM ceremonies) + (SELECT count(*) FROM consumed_challenges), 0, 0"
+SAMPLE_SQL = STATELESS_SQL if STATELESS else ("SELECT count(*), count(*) FILTER (WHERE expires_at <= now()), "
               "coalesce(round(extract(epoch FROM now() - min(expires_at) FILTER (WHERE expires_at <= now())), 1), 0) "
               "FROM ceremonies")
 
@@ -280,8 +290,8 @@ def main():
         start = now()
         phase = name
         end = start + seconds
-        while now() < end:
-            time.sleep(min(5.0, max(0.0, end - now())))
+        while now() < end or (STATELESS and name == "B" and flood_total() < MIN_REQUESTS and now() < start + 120):
+            time.sleep(min(5.0, max(0.5, end - now())))
             progress(name)
         phase_times[name] = (start, now())
     phase = "drain"
@@ -292,7 +302,7 @@ def main():
     # Drain: until every row the flood may have written (expires_at ≤ flood end + TTL) is gone, or the budget ends.
     drained_at, rows_at_drain_end = None, None
     next_progress = drain_start + 5
-    while now() < drain_start + DRAIN:
+    while not STATELESS and now() < drain_start + DRAIN:
         time.sleep(0.5)
         left, rows_at_drain_end = map(int, psql(
             f"SELECT count(*) FILTER (WHERE expires_at <= to_timestamp({flood_end_db}) + interval '{TTL + 1} seconds'), "
@@ -310,6 +320,10 @@ def main():
     rss_end = rss_kb()
     alive = rss_end is not None
     return report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start, drained_at, rows_at_drain_end)
+
+
+def flood_total():
+    return sum(sum(counts.values()) for counts in list(flood_counts))
 
 
 def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start, drained_at, rows_at_drain_end):
@@ -385,14 +399,26 @@ def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start
 
     if not alive:
         failures.append("passkeyd is gone (crashed?)")
+    # Stateless: rows come only from finishes: the legitimate client's sign-ins and the two set-up registrations.
+    written_limit = len(legit_log) + 2
     if max_rows is None:
         failures.append("no table sample succeeded")
+    elif STATELESS:
+        print(f"flood-test: stateless: {flood_total()} flood begins; rows in ceremonies + consumed_challenges at most "
+              f"{max_rows}, against {written_limit} finishes by the legitimate client and the set-up")
+        if max_rows > written_limit:
+            failures.append(f"{max_rows} ceremony rows, more than the {written_limit} finishes wrote: a begin wrote a row")
+        if flood_total() < MIN_REQUESTS:
+            failures.append(f"only {flood_total()} flood requests, fewer than {MIN_REQUESTS}")
     elif max_rows > CAP + CAP_SLACK:
         failures.append(f"the ceremonies table held {max_rows} rows, over the cap {CAP}"
                         + (f" + {CAP_SLACK} tolerated" if CAP_SLACK else "")
                         + f" (first over the cap at {first_over[1]:.1f} s: {first_over[2]} rows)")
-    bad = {k: n for k, n in counts.items() if k[2] == 0 or (k[2] >= 500 and not (k[2] == 503 and k[3] == "ceremony_capacity_reached"))}
-    bad_legit = [e for e in legit_log if e[2] == 0 or (e[2] >= 500 and not (e[2] == 503 and e[3] == "ceremony_capacity_reached"))]
+    allowed_503 = not STATELESS  # stateless: no capacity to reach, so no 5xx at all
+    bad = {k: n for k, n in counts.items()
+           if k[2] == 0 or (k[2] >= 500 and not (allowed_503 and k[2] == 503 and k[3] == "ceremony_capacity_reached"))}
+    bad_legit = [e for e in legit_log
+                 if e[2] == 0 or (e[2] >= 500 and not (allowed_503 and e[2] == 503 and e[3] == "ceremony_capacity_reached"))]
     if bad or bad_legit:
         failures.append(f"unexpected 5xx or transport errors: {bad} {bad_legit[:5]}")
     if growth_mb is None or growth_mb > RSS_BOUND_MB:
@@ -402,9 +428,9 @@ def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start
     # The test must have exercised what it claims to.
     if not any(k[0] == "A" and k[2] == 429 and k[3] == "rate_limited" for k in counts):
         failures.append("phase A saw no 429 rate_limited (the per-address limit was not exercised)")
-    if not any(k[0] == "B" and k[2] == 503 for k in counts):
+    if not STATELESS and not any(k[0] == "B" and k[2] == 503 for k in counts):
         failures.append("phase B saw no 503 ceremony_capacity_reached (the global cap was not exercised)")
-    if not any(k[2] == 429 and k[3] == "too_many_pending_ceremonies" for k in counts):
+    if not STATELESS and not any(k[2] == 429 and k[3] == "too_many_pending_ceremonies" for k in counts):
         failures.append("no 429 too_many_pending_ceremonies (the per-user cap was not exercised)")
     if not any(e[0] == "warmup" and e[4] == 200 for e in legit_log):
         failures.append("the legitimate client never signed in before the flood")

@@ -4,6 +4,10 @@
 #   scripts/test/flood-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be
 #                                    set (a postgresql:// URI; its database is used, user names are unique per run)
 #
+# With ceremony keys (PASSKEYD_KEY_ENCRYPTION_KEY_FILE or PASSKEYD_CEREMONY_KEY_FILES set, as the test command sets
+# them) ceremonies are stateless and the run checks instead that the flood (at least 100,000 begins) leaves no row
+# and no 5xx while the legitimate client keeps signing in (flood-load.py, FLOOD_STATELESS).
+#
 # Starts passkeyd on a free loopback port with a small global cap (PASSKEYD_PENDING_MAX=${FLOOD_CAP:-3000}),
 # PASSKEYD_CHALLENGE_TTL=30 (the minimum), a per-address limit of 100/s:200 with the address taken from
 # X-Forwarded-For (so one loopback load generator is thousands of clients), then runs scripts/test/flood-load.py
@@ -43,13 +47,17 @@ export PASSKEYD_RATE_LIMIT_CLIENT="100/s:200" PASSKEYD_CLIENT_ADDRESS_HEADER="X-
 export PASSKEYD_RATE_LIMIT_USER="5/s:20"
 
 fail() { echo "flood-test: FAIL: $*" >&2; tail -n 20 "$work/passkeyd.log" >&2; exit 1; }
+# With a key-encryption key or ceremony key files, ceremonies are stateless: begins write nothing (flood-load.py).
+stateless=0
+[[ -n ${PASSKEYD_KEY_ENCRYPTION_KEY_FILE:-}${PASSKEYD_CEREMONY_KEY_FILES:-} ]] && stateless=1
+echo "flood-test: ceremonies are $([[ $stateless == 1 ]] && echo "stateless (ceremony keys): begins must write nothing" || echo "stored in the ceremonies table: caps apply")"
 pk_start passkeyd
 server=$PK_PID
 api=$PK_URL
 
 set +e
 FLOOD_API="$api" FLOOD_PID="$server" FLOOD_PSQL="$pgbin/psql" FLOOD_DB_URL="$db_url" FLOOD_SOFTKEY="$bin/passkeyd-softkey" \
-    FLOOD_WORK="$work" FLOOD_CAP="$cap" FLOOD_TTL="$ttl" FLOOD_RUN="$run" \
+    FLOOD_WORK="$work" FLOOD_CAP="$cap" FLOOD_TTL="$ttl" FLOOD_RUN="$run" FLOOD_STATELESS="$stateless" \
     python3 "$repo/scripts/test/flood-load.py"
 load_status=$?
 set -e
