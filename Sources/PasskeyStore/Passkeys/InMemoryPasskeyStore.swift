@@ -32,6 +32,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     var appStoreNotificationIDs: [String: Date] = [:]
     /// App Attest keys by key id (InMemoryPasskeyStore+AppAttest.swift).
     var appAttestKeys: [[UInt8]: StoredAppAttestKey] = [:]
+    /// Ceremony keys by key id (CeremonyKeys/InMemoryPasskeyStore+CeremonyKeys.swift).
+    var ceremonyKeyRecords: [UInt32: StoredCeremonyKey] = [:]
     let revokeSessionsOnDelete: Bool
     let now: @Sendable () -> Date
     private let caps: CeremonyCaps
