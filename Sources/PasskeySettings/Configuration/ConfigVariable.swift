@@ -73,6 +73,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable {
     case relyingParty
     case attestation
     case upgrades
+    case ceremonyKeys
     case identity
     case sessions
     case appStore
@@ -87,6 +88,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable {
         case .relyingParty: "Passkeys: relying party, origins and apps"
         case .attestation: "Passkeys: attestation and metadata"
         case .upgrades: "Automatic upgrades and self-service"
+        case .ceremonyKeys: "Ceremony keys"
         case .identity: "ID-token sign-in"
         case .sessions: "Sessions after sign-in"
         case .appStore: "App Store"

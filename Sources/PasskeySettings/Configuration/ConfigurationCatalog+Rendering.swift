@@ -85,7 +85,7 @@ extension ConfigVariable {
         case .unset(let meaning): return meaning
         case .value(let value):
             if case .integer(_, .seconds) = form, let seconds = Int(value), let days = Self.days(seconds) {
-                return "`\(value)` (\(days) days)"
+                return "`\(value)` (\(days) day\(days == 1 ? "" : "s"))"
             }
             return "`\(value)`"
         }

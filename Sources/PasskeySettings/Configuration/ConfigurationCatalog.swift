@@ -4,7 +4,7 @@ public enum ConfigurationCatalog {
     /// All declarations.
     public static let variables: [ConfigVariable] = {
         let all = serverVariables + databaseVariables + accessVariables + relyingPartyVariables + attestationVariables + upgradeVariables
-            + identityVariables + sessionVariables + appStoreVariables + appAttestVariables
+            + ceremonyKeyVariables + identityVariables + sessionVariables + appStoreVariables + appAttestVariables
         return ConfigSection.allCases.flatMap { section in all.filter { $0.section == section } }
     }()
 

@@ -109,8 +109,10 @@ public struct IdentitySettings: Sendable {
                     warnings.append("\(variable.name): ignored without the code exchange (PASSKEYD_IDTOKEN_APPLE_TEAM_ID, _KEY_ID, _PRIVATE_KEY_FILE)")
                 }
             }
-            if reader.isSet(.keyEncryptionKeyFile), (try? reader.boolean(.sessions)) != true {
-                warnings.append("PASSKEYD_KEY_ENCRYPTION_KEY_FILE: ignored: nothing is sealed without the Apple code exchange or sessions")
+            // Without ceremony key files it seals the ceremony keys (CeremonyKeySettings.swift).
+            if reader.isSet(.keyEncryptionKeyFile), (try? reader.boolean(.sessions)) != true, reader.isSet(.ceremonyKeyFiles) {
+                warnings.append(
+                    "PASSKEYD_KEY_ENCRYPTION_KEY_FILE: ignored: nothing is sealed with PASSKEYD_CEREMONY_KEY_FILES and without the Apple code exchange or sessions")
             }
             return nil
         }

@@ -107,5 +107,5 @@ extension ConfigVariable {
     public static let keyEncryptionKeyFile = ConfigVariable(
         "PASSKEYD_KEY_ENCRYPTION_KEY_FILE", .identity, .text("a file with 32 random bytes in base64 (`openssl rand -base64 32`)"),
         default: .unset("none (required with the code exchange, and with sessions unless `PASSKEYD_SESSION_KEY_FILES`)"),
-        "the AES-256-GCM key that seals Apple's refresh tokens and the access-token signing keys in the database; keep it outside the database and its backups, the same on every instance")
+        "the AES-256-GCM key that seals Apple's refresh tokens, the access-token signing keys and the ceremony keys in the database (with it, ceremonies are stateless: [Ceremony keys](operations.md#ceremony-keys)); keep it outside the database and its backups, the same on every instance")
 }

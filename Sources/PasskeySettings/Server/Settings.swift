@@ -70,6 +70,11 @@ public struct Settings: Sendable {
     public var rateLimits: RateLimitSettings
     /// Bounds on pending ceremonies (`PASSKEYD_PENDING_PER_USER`, `PASSKEYD_PENDING_MAX`).
     public var ceremonyCaps: CeremonyCaps
+    /// The keys of stateless ceremonies (`PASSKEYD_CEREMONY_KEY_*`, or the key-encryption key; CeremonyKeySettings.swift);
+    /// nil: ceremonies are kept in the pending-ceremony table.
+    public var ceremonyKeys: CeremonyKeySettings?
+    /// `PASSKEYD_CLOCK_SKEW`: how far instances' clocks may disagree.
+    public var clockSkew: TimeInterval
     /// ID-token sign-in providers (`PASSKEYD_IDTOKEN_*`; IdentitySettings.swift).
     public var identity: IdentitySettings
     /// Sessions after sign-in (`PASSKEYD_SESSION*`; SessionSettings.swift); nil when off.
@@ -152,6 +157,8 @@ public struct Settings: Sendable {
         serverLimits = try Self.serverLimits(reader)
         rateLimits = try Self.rateLimits(reader, warnings: &warnings)
         ceremonyCaps = try Self.ceremonyCaps(reader)
+        clockSkew = TimeInterval(try reader.integer(.clockSkew))
+        ceremonyKeys = try CeremonyKeySettings.load(reader, warnings: &warnings)
 
         // The other domains.
         identity = try IdentitySettings(reader, warnings: &warnings)

@@ -104,6 +104,11 @@ struct AppleExchangeSettingsTests {
         ]))
         #expect(line.identity.appleCodeExchange == nil)
         #expect(line.warnings.contains { $0.hasPrefix("PASSKEYD_IDTOKEN_LINE_TEAM_ID") })
-        #expect(line.warnings.contains { $0.hasPrefix("PASSKEYD_KEY_ENCRYPTION_KEY_FILE") })
+        // The key-encryption key seals the ceremony keys; only with ceremony key files (and no sessions) is it unused.
+        #expect(!line.warnings.contains { $0.hasPrefix("PASSKEYD_KEY_ENCRYPTION_KEY_FILE") })
+        let unused = try Settings(SettingsFixtures.environment([
+            "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": files.kek, "PASSKEYD_CEREMONY_KEY_FILES": files.kek,
+        ]))
+        #expect(unused.warnings.contains { $0.hasPrefix("PASSKEYD_KEY_ENCRYPTION_KEY_FILE: ignored") })
     }
 }
