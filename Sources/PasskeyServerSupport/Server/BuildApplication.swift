@@ -15,6 +15,7 @@ public import WebAuthnCore
 /// Every store protocol one passkeyd instance uses; `PostgresPasskeyStore` (the executable's) and
 /// `InMemoryPasskeyStore` (the tests') are both one.
 public typealias ApplicationStore = PasskeyStore & IdentityStore & ProviderTokenStore & SessionStore & AppStoreStore & AppAttestStore
+    & CeremonyKeyStore
 
 /// What ``buildApplication(settings:store:dependencies:)`` does not derive from ``Settings``: the process-wide
 /// parts the executable chooses (logger, metrics) and the ones a test replaces (clock, randomness, identity
@@ -68,6 +69,8 @@ public struct PasskeydApplication: Sendable {
     public let sessions: SessionService?
     public let appStore: AppStoreService?
     public let appAttest: AppAttestService?
+    /// The keys of stateless ceremonies; nil when ceremonies are kept in the pending-ceremony table.
+    public let ceremonyKeys: CeremonyKeys?
     /// Every route ``http`` serves, as `METHOD /path` (`GET /v1/admin/users/{userId}`): what the router registered for
     /// these settings.
     public let routes: [String]
@@ -107,6 +110,12 @@ public func buildApplication(
     ceremonies.pendingUpgradesPerUser = settings.upgrades.pendingUpgradesPerUser
     if let ring = dependencies.ceremonyKeyRing { ceremonies.keyRing = { ring } }
     if let providerNames = settings.providerNames { ceremonies.replaceProviderNames(providerNames.names) }
+    // Stateless ceremonies: each begin seals its state into the challenge under the ceremony keys, which every instance
+    // shares (in the database, sealed under the key-encryption key, or from files). Loaded here: a start whose keys
+    // cannot be loaded fails. Without keys (keyRing nil), the pending-ceremony table.
+    ceremonies.clockSkew = settings.clockSkew
+    let ceremonyKeys = try await CeremonyKeyAssembly.build(settings: settings, store: store, logger: logger, now: now)
+    if let ceremonyKeys { ceremonies.keyRing = { ceremonyKeys.ring() } }
 
     // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.
     var sessions: SessionService?
@@ -147,6 +156,8 @@ public func buildApplication(
     background.append(CeremonyPurge(
         store: store, total: settings.ceremonyCaps.total, logger: logger, refreshCount: dependencies.ceremonyCount ?? { 0 }
     ).service)
+    // Ceremony keys in the database: reread (and the next one added when due) every 60 s, retired ones deleted.
+    if let maintenance = ceremonyKeys?.maintenance() { background.append(maintenance) }
     // Queued provider tokens (deleted users, unlinked identities, replaced tokens) revoked every 30 s.
     if let exchange = identity.appleCodeExchange {
         background.append(TokenRevocationDrain(exchange: exchange, logger: logger, metricsFactory: factory).service(every: .seconds(30)))
@@ -167,6 +178,6 @@ public func buildApplication(
 
     return PasskeydApplication(
         ceremonies: ceremonies, identity: identity.service, sessions: sessions, appStore: appStore, appAttest: appAttest,
-        routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, http: application, background: background,
+        ceremonyKeys: ceremonyKeys, routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, http: application, background: background,
         httpClient: identity.httpClient)
 }

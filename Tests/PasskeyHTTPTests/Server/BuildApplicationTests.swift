@@ -63,7 +63,9 @@ struct BuildApplicationTests {
             })
         #expect(passkeyd.identity != nil && passkeyd.sessions != nil && passkeyd.appStore != nil && passkeyd.appAttest != nil)
         #expect(asked.withLock { $0 } == ["google"])
-        #expect(Set(passkeyd.background.map(\.description)) == ["ceremony purge", "session key rotation and purge", "App Store notification purge"])
+        #expect(Set(passkeyd.background.map(\.description)) == [
+            "ceremony purge", "ceremony key refresh and purge", "session key rotation and purge", "App Store notification purge",
+        ])
         let api: HTTPFields = [.authorization: "Bearer build-test-api-key-0123456789"]
         let admin: HTTPFields = [.authorization: "Bearer build-test-admin-key-0123456789"]
         try await passkeyd.http.test(.router) { (client: any TestClientProtocol) async throws in
