@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # passkeyd developer entry point: the two commands of the README.
 #
-#   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve
+#   scripts/dev.sh run    install what is missing, start PostgreSQL under ./var, build, migrate, serve (with the
+#                         key-encryption key var/kek, made once: stateless ceremonies; scripts/lib/kek.sh)
 #   scripts/dev.sh test [--list] [--from STAGE | STAGE…]
 #                         the test suite, stage by stage (the table: scripts/test/stages.sh; the runner:
 #                         scripts/lib/stages.sh): the Debian packages (browser_test_packages too), a throwaway
@@ -26,7 +27,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
-debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl jq)
+debian_packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl jq openssl)
 # Only for the test command: the browser tests (e2e/browser_test.py) and the independent JWT verifier (e2e/verify_jwt.py).
 # python3-venv for the API contract test's schemathesis (PyPI, into var/contract-venv). nodejs and node-typescript (tsc
 # 4.8) for the TypeScript client (scripts/test/typescript-client-test.sh): node-typescript depends on nodejs:any, so a
@@ -54,6 +55,12 @@ run)
     install_missing
     scripts/postgres.sh start
     export PASSKEYD_DATABASE_URL="${PASSKEYD_DATABASE_URL:-$(scripts/postgres.sh url)}"
+    # The development key-encryption key (var/kek, made on first use and kept with the database under var/): passkeyd
+    # seals its ceremony keys (stateless ceremonies) and session signing keys under it.
+    # shellcheck source=scripts/lib/kek.sh
+    source scripts/lib/kek.sh
+    PASSKEYD_KEY_ENCRYPTION_KEY_FILE="${PASSKEYD_KEY_ENCRYPTION_KEY_FILE:-$(dev_kek "$repo")}"
+    export PASSKEYD_KEY_ENCRYPTION_KEY_FILE
     swift build -c release --product passkeyd
     swift build -c release --product passkeyd-softkey
     swift build -c release --product passkeyd-idp

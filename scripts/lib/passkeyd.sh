@@ -2,8 +2,12 @@
 # Sourced by the stage scripts (scripts/test/*.sh): passkeyd processes on free loopback ports, and the clean-up of
 # everything a stage started, on every way out (normal end, failure under set -e, Ctrl-C, SIGTERM).
 #
-#   pk_init                     make $work (a fresh temporary directory) and install the EXIT/INT/TERM trap; call once,
-#                               before anything else of this file
+#   pk_init                     make $work (a fresh temporary directory) and install the EXIT/INT/TERM trap; export
+#                               PASSKEYD_KEY_ENCRYPTION_KEY_FILE (unless set): the shared var/kek (scripts/lib/kek.sh), so
+#                               every passkeyd runs stateless ceremonies, and every stage on the shared test database
+#                               opens the ceremony and session keys the others sealed (`pk_start NAME -u
+#                               PASSKEYD_KEY_ENCRYPTION_KEY_FILE` starts one without); call once, before anything else of
+#                               this file
 #   pk_free_port                print a TCP port on 127.0.0.1 that is free now (the kernel's choice: bind port 0)
 #   pk_start NAME [-u VAR…] [VAR=VALUE…]
 #                               start "$bin/passkeyd" in the background under env(1) with these arguments (variables
@@ -20,16 +24,21 @@
 # At exit: every passkeyd started here that is still running gets SIGTERM, then SIGKILL after PK_STOP_TIMEOUT seconds
 # (default 30); the hooks run; $work is removed. The exit status of the script is kept.
 #
-# Needs: $bin (the directory holding passkeyd), python3, curl.
+# Needs: $bin (the directory holding passkeyd), python3, curl, openssl.
 
 pk_pids=()
 pk_hooks=()
+_pk_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/lib/kek.sh
+source "$_pk_repo/scripts/lib/kek.sh"
 
 pk_init() {
     work="$(mktemp -d)"
     trap _pk_cleanup EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
+    PASSKEYD_KEY_ENCRYPTION_KEY_FILE="${PASSKEYD_KEY_ENCRYPTION_KEY_FILE:-$(dev_kek "$_pk_repo")}"
+    export PASSKEYD_KEY_ENCRYPTION_KEY_FILE
 }
 
 pk_free_port() {

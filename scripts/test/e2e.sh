@@ -32,8 +32,8 @@ start default
 port=$started_port
 start u2f PASSKEYD_USER_VERIFICATION=preferred-unsafe
 port_u2f=$started_port
-openssl rand -base64 32 >"$work/kek"
-start sessions PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
+# The key-encryption key is pk_init's (the shared var/kek): the test database keeps keys sealed under it.
+start sessions PASSKEYD_SESSIONS=on
 port_sessions=$started_port
 
 mkdir -p "${PASSKEYD_E2E_ARTIFACTS:-$repo/var/artifacts}"

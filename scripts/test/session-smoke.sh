@@ -20,8 +20,9 @@ verify() { /usr/bin/python3 "$repo/e2e/verify_jwt.py" "$@"; }
 cd "$work"
 
 # --- docs: sessions on (keep in step with docs/sessions.md "Sessions after sign-in") ---
-openssl rand -base64 32 >kek
-export PASSKEYD_SESSIONS=on PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
+# The docs make a key-encryption key (openssl rand -base64 32 >kek); here it is pk_init's, the shared var/kek: the test
+# database keeps the ceremony keys the other stages sealed under it.
+export PASSKEYD_SESSIONS=on
 export PASSKEYD_SESSION_ISSUER=https://login.example.com PASSKEYD_SESSION_AUDIENCES=https://api.example.com
 smoke_name=session-smoke
 # shellcheck source=scripts/lib/smoke.sh
