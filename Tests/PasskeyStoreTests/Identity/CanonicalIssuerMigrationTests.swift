@@ -48,7 +48,7 @@ struct CanonicalIssuerMigrationTests {
         try await signIn("corp", "accounts.google.com", "custom")             // another provider's issuer → left
 
         let applied = try await Migrator(directory: PostgresSchema.migrations).migrate(using: pool)
-        #expect(applied.map(\.version) == [12])
+        #expect(applied.first?.version == 12, "0012, then the later migrations")
         let rows = try await pool.withConnection { connection in
             try connection.execute("SELECT provider, issuer, subject FROM identities ORDER BY subject, issuer").rows.map {
                 "\(try $0.decode(String.self, column: 0)) \(try $0.decode(String.self, column: 1)) \(try $0.decode(String.self, column: 2))"
