@@ -41,6 +41,9 @@ public struct ApplicationDependencies: Sendable {
     /// Tests only: a fixed ceremony key ring (stateless ceremonies without ceremony keys from settings); nil takes
     /// the keys the settings configure, if any.
     public var ceremonyKeyRing: CeremonyKeyRing?
+    /// Tests only: false keeps ceremonies on the pending-ceremony table even when the settings configure ceremony keys
+    /// (a key-encryption key or key files), for tests of what only the table has (its caps).
+    public var ceremonyKeysFromSettings: Bool
 
     public init(
         logger: Logger = Logger(label: "passkeyd"), metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
@@ -48,9 +51,10 @@ public struct ApplicationDependencies: Sendable {
         challengeSource: any ChallengeSource = SystemChallengeSource(),
         providerKeys: (@Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource)? = nil,
         ceremonyCount: (@Sendable () async throws -> Int)? = nil, forceSessionKeyRotation: Bool = false,
-        ceremonyKeyRing: CeremonyKeyRing? = nil
+        ceremonyKeyRing: CeremonyKeyRing? = nil, ceremonyKeysFromSettings: Bool = true
     ) {
         self.ceremonyKeyRing = ceremonyKeyRing
+        self.ceremonyKeysFromSettings = ceremonyKeysFromSettings
         self.logger = logger
         self.metricsFactory = metricsFactory
         self.metricsExporter = metricsExporter
@@ -108,14 +112,19 @@ public func buildApplication(
     var ceremonies = CeremonyService(
         relyingParty: settings.relyingParty, store: store, challengeSource: dependencies.challengeSource, now: now)
     ceremonies.pendingUpgradesPerUser = settings.upgrades.pendingUpgradesPerUser
-    if let ring = dependencies.ceremonyKeyRing { ceremonies.keyRing = { ring } }
     if let providerNames = settings.providerNames { ceremonies.replaceProviderNames(providerNames.names) }
     // Stateless ceremonies: each begin seals its state into the challenge under the ceremony keys, which every instance
     // shares (in the database, sealed under the key-encryption key, or from files). Loaded here: a start whose keys
-    // cannot be loaded fails. Without keys (keyRing nil), the pending-ceremony table.
+    // cannot be loaded fails. Without keys (keyRing nil), the pending-ceremony table. A test's fixed ring replaces them.
     ceremonies.clockSkew = settings.clockSkew
-    let ceremonyKeys = try await CeremonyKeyAssembly.build(settings: settings, store: store, logger: logger, now: now)
-    if let ceremonyKeys { ceremonies.keyRing = { ceremonyKeys.ring() } }
+    var ceremonyKeys: CeremonyKeys?
+    if let ring = dependencies.ceremonyKeyRing {
+        ceremonies.keyRing = { ring }
+        logger.info("ceremonies are stateless under a fixed ceremony key ring (tests)", metadata: ["ceremonies": "stateless"])
+    } else if dependencies.ceremonyKeysFromSettings {
+        ceremonyKeys = try await CeremonyKeyAssembly.build(settings: settings, store: store, logger: logger, now: now)
+        if let ceremonyKeys { ceremonies.keyRing = { ceremonyKeys.ring() } }
+    }
 
     // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.
     var sessions: SessionService?

@@ -18,7 +18,7 @@ struct CeremonyKeyWiringTests {
     func stored() async throws {
         let logs = LogCapture()
         let passkeyd = try await TestPasskeyd.build(
-            try TestPasskeyd.settings(["PASSKEYD_CLOCK_SKEW": "12"]), store: InMemoryPasskeyStore(), logger: logs.logger())
+            try TestPasskeyd.settings(["PASSKEYD_CLOCK_SKEW": "12"]), store: InMemoryPasskeyStore(), logger: logs.logger(), ceremonyKeyRing: nil)
         #expect(passkeyd.ceremonyKeys == nil && passkeyd.ceremonies.keyRing == nil && passkeyd.ceremonies.clockSkew == 12)
         #expect(!passkeyd.background.map(\.description).contains("ceremony key refresh and purge"))
         #expect(logs.all.contains { $0.metadata["ceremonies"] == "stored" })
@@ -31,7 +31,7 @@ struct CeremonyKeyWiringTests {
         let settings = try TestPasskeyd.settings([
             "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try Self.key(), "PASSKEYD_CHALLENGE_TTL": "600", "PASSKEYD_CEREMONY_KEY_ROTATION": "7200",
         ])
-        let passkeyd = try await TestPasskeyd.build(settings, store: store, logger: logs.logger())
+        let passkeyd = try await TestPasskeyd.build(settings, store: store, logger: logs.logger(), ceremonyKeyRing: nil)
         let keys = try #require(passkeyd.ceremonyKeys)
         #expect(keys.isDatabase && keys.challengeLifetime == 600 && keys.clockSkew == 30, "the longest lifetime; the default skew")
         let ring = try #require(passkeyd.ceremonies.keyRing?())
@@ -44,7 +44,7 @@ struct CeremonyKeyWiringTests {
         #expect(line.metadata["ceremony_keys"] == "database" && line.metadata["sealing_key_id"] == "\(ring.sealingKey(at: Date())?.id ?? 0)")
 
         // A second instance on the same store shares the keys.
-        let second = try await TestPasskeyd.build(settings, store: store)
+        let second = try await TestPasskeyd.build(settings, store: store, ceremonyKeyRing: nil)
         #expect(second.ceremonies.keyRing?() == ring)
     }
 
@@ -53,7 +53,7 @@ struct CeremonyKeyWiringTests {
         let store = InMemoryPasskeyStore()
         let passkeyd = try await TestPasskeyd.build(
             try TestPasskeyd.settings(["PASSKEYD_CEREMONY_KEY_FILES": "\(try Self.key()),\(try Self.key())", "PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try Self.key()]),
-            store: store)
+            store: store, ceremonyKeyRing: nil)
         let ring = try #require(passkeyd.ceremonies.keyRing?())
         #expect(ring.keys.count == 2 && ring.sealingKey(at: Date()) != nil)
         #expect(await store.ceremonyKeys(unretiredAt: Date()).isEmpty)
@@ -61,12 +61,27 @@ struct CeremonyKeyWiringTests {
         #expect(!passkeyd.background.map(\.description).contains("ceremony key refresh and purge"))
     }
 
+    @Test("a test ring replaces the configured keys; ceremonyKeysFromSettings false keeps the table (nothing stored either way)")
+    func testOverrides() async throws {
+        let store = InMemoryPasskeyStore()
+        let settings = try TestPasskeyd.settings(["PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try Self.key()])
+        let fixed = try await TestPasskeyd.build(settings, store: store, ceremonyKeyRing: TestPasskeyd.ceremonyKeyRing)
+        #expect(fixed.ceremonyKeys == nil && fixed.ceremonies.keyRing?() == TestPasskeyd.ceremonyKeyRing)
+        let table = try await TestPasskeyd.$ceremonyTable.withValue(true) {
+            try await TestPasskeyd.build(settings, store: store, ceremonyKeyRing: nil)
+        }
+        #expect(table.ceremonyKeys == nil && table.ceremonies.keyRing == nil)
+        #expect(await store.ceremonyKeys(unretiredAt: Date()).isEmpty)
+    }
+
     @Test("a key-encryption key that does not open the stored keys fails the start, naming the variable")
     func wrongKeyEncryptionKey() async throws {
         let store = InMemoryPasskeyStore()
-        _ = try await TestPasskeyd.build(try TestPasskeyd.settings(["PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try Self.key()]), store: store)
+        _ = try await TestPasskeyd.build(
+            try TestPasskeyd.settings(["PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try Self.key()]), store: store, ceremonyKeyRing: nil)
         do {
-            _ = try await TestPasskeyd.build(try TestPasskeyd.settings(["PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try Self.key()]), store: store)
+            _ = try await TestPasskeyd.build(
+                try TestPasskeyd.settings(["PASSKEYD_KEY_ENCRYPTION_KEY_FILE": try Self.key()]), store: store, ceremonyKeyRing: nil)
             Issue.record("the start should have failed")
         } catch {
             let message = String(describing: error)

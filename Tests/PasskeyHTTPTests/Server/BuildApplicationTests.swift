@@ -60,7 +60,7 @@ struct BuildApplicationTests {
             providerKeys: { provider in
                 asked.withLock { $0.append(provider.profile.name) }
                 return StaticKeySource(JWKSet(keys: []))
-            })
+            }, ceremonyKeyRing: nil)  // the ceremony keys the settings configure (the key-encryption key), in either test mode
         #expect(passkeyd.identity != nil && passkeyd.sessions != nil && passkeyd.appStore != nil && passkeyd.appAttest != nil)
         #expect(asked.withLock { $0 } == ["google"])
         #expect(Set(passkeyd.background.map(\.description)) == [

@@ -64,7 +64,7 @@ enum TestPasskeyd {
             settings: settings, store: store,
             dependencies: ApplicationDependencies(
                 logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter, now: now, providerKeys: providerKeys,
-                ceremonyCount: ceremonyCount, ceremonyKeyRing: ceremonyKeyRing))
+                ceremonyCount: ceremonyCount, ceremonyKeyRing: ceremonyKeyRing, ceremonyKeysFromSettings: !ceremonyTable))
     }
 
     /// A ring of one ceremony key, valid from 2000 to 2100 (stateless ceremonies in tests whatever their clock).
