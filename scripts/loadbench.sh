@@ -11,6 +11,9 @@
 #   scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
 #                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]
 #
+#   --table-ceremonies
+#                    passkeyd without ceremony keys: ceremonies in the ceremonies table (the default gives passkeyd a
+#                    key-encryption key of the run's own, so ceremonies are stateless: sealed challenges)
 #   --non-durable    the throwaway dev/test cluster instead (scripts/postgres.sh: fsync, synchronous_commit and
 #                    full_page_writes off; no pg_stat_statements, so no statement profile): the title, every heading
 #                    and every figure row of the summary say NON-DURABLE (so does any run whose server reports one of
@@ -61,11 +64,12 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
 seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 instances=""
-compare_binary="" compare_label="" durable=1
+compare_binary="" compare_label="" durable=1 table_ceremonies=0
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
     --non-durable) durable=0 ;;
+    --table-ceremonies) table_ceremonies=1 ;;
     --quick) seconds=3 presigned=5000 warmup=1 soak=0 ;;
     --million) million=1 ;;
     --repeats) repeats="$2"; shift ;;
@@ -165,6 +169,19 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 rp_id=localhost origin="http://localhost:8080" challenge_ttl=3600
 export PASSKEYD_LOG_LEVEL=warning PASSKEYD_METRICS=on PASSKEYD_CHALLENGE_TTL="$challenge_ttl" PASSKEYD_MIGRATIONS="$repo/Migrations"
 export PASSKEYD_ORIGINS="$origin" PASSKEYD_RP_ID="$rp_id"
+# Stateless ceremonies (sealed challenges) need ceremony keys: a key-encryption key of this run's own (the benchmark
+# databases are made afresh, so their ceremony keys are sealed under it). --table-ceremonies runs without: ceremonies
+# in the ceremonies table, as a passkeyd without keys runs them.
+if ((table_ceremonies)); then
+    unset PASSKEYD_KEY_ENCRYPTION_KEY_FILE PASSKEYD_CEREMONY_KEY_FILES
+    ceremony_mode="stored in the ceremonies table (--table-ceremonies)"
+else
+    mkdir -p "$work"
+    (umask 077 && openssl rand -base64 32 >"$work/kek")
+    export PASSKEYD_KEY_ENCRYPTION_KEY_FILE="$work/kek"
+    ceremony_mode="stateless (sealed challenges, ceremony keys under a key-encryption key)"
+fi
+echo "loadbench: ceremonies $ceremony_mode" >&2
 unset PASSKEYD_API_KEYS PASSKEYD_ADMIN_KEYS PASSKEYD_CONFIG_FILE
 
 # (Re)creates and migrates a database: passkeyd_loadbench, or the one named by $1 (migrated by the binary $2).

@@ -46,7 +46,7 @@ extension CeremonyService {
         user: StoredUser?, credential: StoredCredential, verified: VerifiedAuthentication, userCredentialIDs: [[UInt8]],
         establishedUpgradeUV: Bool
     ) {
-        let (opened, _) = try open(challenge, kinds: [.authentication], rpID: relyingParty.id, ring: ring, now: now)
+        let (opened, _) = try await openReloading(challenge, kinds: [.authentication], rpID: relyingParty.id, ring: ring, now: now)
         // The box enforced the expiry (with the skew); the engine's own check must not refuse inside the skew.
         let state = try SealedAuthentication.state(
             opened.payload, challenge: challenge, appID: relyingParty.legacyAppID,
@@ -72,7 +72,7 @@ extension CeremonyService {
         _ response: RegistrationResponseJSON, challenge: [UInt8], nickname: String?, audit: AuditContext, requiredUser: [UInt8]?,
         relyingParty: RelyingParty, ring: CeremonyKeyRing, now: Date
     ) async throws -> (user: StoredUser, credential: StoredCredential, verified: VerifiedRegistration, createdUser: Bool) {
-        let (opened, kind) = try open(
+        let (opened, kind) = try await openReloading(
             challenge, kinds: [.registration, .conditionalCreate], rpID: relyingParty.id, ring: ring, now: now)
         let (state, intent) = try SealedRegistration.state(
             opened.payload, kind: kind, challenge: challenge, expiresAt: opened.expiresAt.addingTimeInterval(clockSkew + 1))

@@ -29,6 +29,9 @@ public struct CeremonyService: Sendable {
     /// How far instances' clocks may disagree (`PASSKEYD_CLOCK_SKEW`): a sealed challenge is refused as expired only
     /// this long after its expiry.
     public var clockSkew: TimeInterval = 30
+    /// Rereads the ceremony keys now (rate-limited by its owner) when a challenge names a key id the ring lacks: a key
+    /// another instance added since this one last read them.
+    public var reloadKeyRing: (@Sendable () async -> CeremonyKeyRing)?
 
     /// - Parameters:
     ///   - relyingParty: identity and policies.

@@ -108,6 +108,19 @@ extension CeremonyService {
         }
     }
 
+    /// ``open(_:kinds:rpID:ring:now:)``, first rereading the keys (``reloadKeyRing``) when the challenge names a key
+    /// id the ring does not hold.
+    func openReloading(
+        _ challenge: [UInt8], kinds: [SealedStateKind], rpID: String, ring: CeremonyKeyRing, now: Date
+    ) async throws -> (OpenedState, SealedStateKind) {
+        var ring = ring
+        if let reloadKeyRing, challenge.count >= 5 {
+            let id = UInt32(challenge[1]) << 24 | UInt32(challenge[2]) << 16 | UInt32(challenge[3]) << 8 | UInt32(challenge[4])
+            if !ring.keys.contains(where: { $0.id == id }) { ring = await reloadKeyRing() }
+        }
+        return try open(challenge, kinds: kinds, rpID: rpID, ring: ring, now: now)
+    }
+
     /// Opens a sealed challenge as the first of `kinds` it opens as: `challenge_unknown_or_expired` when it opens as
     /// none, `challenge_expired` when it is authentic but expired (past the clock skew).
     func open(

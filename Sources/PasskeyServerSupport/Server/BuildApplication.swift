@@ -123,7 +123,10 @@ public func buildApplication(
         logger.info("ceremonies are stateless under a fixed ceremony key ring (tests)", metadata: ["ceremonies": "stateless"])
     } else if dependencies.ceremonyKeysFromSettings {
         ceremonyKeys = try await CeremonyKeyAssembly.build(settings: settings, store: store, logger: logger, now: now)
-        if let ceremonyKeys { ceremonies.keyRing = { ceremonyKeys.ring() } }
+        if let ceremonyKeys {
+            ceremonies.keyRing = { ceremonyKeys.ring() }
+            ceremonies.reloadKeyRing = { await ceremonyKeys.reloadForUnknownKey() }
+        }
     }
 
     // Sessions after sign-in: signing keys from the database (sealed, shared by instances, rotated) or files.
