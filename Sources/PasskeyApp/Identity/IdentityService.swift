@@ -28,7 +28,7 @@ public enum IdentityLinkRequest: Sendable, Hashable {
 /// ID-token sign-in as the API runs it: the pure core, the provider keys and the store; no HTTP.
 ///
 /// Begin saves a session as a ceremony of kind `idtoken` (single use, expiring, capped and purged like passkey
-/// ceremonies). Finish takes the session first (so it is used up whatever happens next), checks that the named provider
+/// ceremonies), or, with ceremony keys (``keyRing``), seals it into the session id and writes nothing. Finish takes the session first (so it is used up whatever happens next), checks that the named provider
 /// is configured and that the session is known and was begun for it, verifies the token with the provider's keys, then signs the identity in (returning, new user, or attached to the user the
 /// backend named by id).
 public struct IdentityService: Sendable {
@@ -72,7 +72,8 @@ public struct IdentityService: Sendable {
         return provider
     }
 
-    /// Begins a sign-in with `provider`: a session with a fresh nonce, saved until it expires or is finished.
+    /// Begins a sign-in with `provider`: a session with a fresh nonce, saved until it expires or is finished (with a
+    /// ring: sealed into the session id, the nonce derived from it; nothing saved).
     public func begin(provider name: String) async throws -> IDTokenBeginResult {
         let provider = try provider(name)
         if let ring = keyRing?() { return try beginSealed(profile: provider.profile, ring: ring) }
