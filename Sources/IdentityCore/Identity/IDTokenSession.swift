@@ -39,6 +39,11 @@ public struct IDTokenBeginResult: Sendable, Hashable {
     public let session: PendingIDTokenSession
     /// The value the app passes to the provider SDK (under the provider's ``NonceRule``).
     public let providerNonce: String
+
+    public init(session: PendingIDTokenSession, providerNonce: String) {
+        self.session = session
+        self.providerNonce = providerNonce
+    }
 }
 
 /// The pure core of ID-token sign-in: begin makes a session (randomness and clock injected); finish checks the

@@ -3,6 +3,7 @@ public import COSECrypto
 public import Foundation
 public import Metrics
 public import PasskeyStore
+public import SealedState
 
 /// App Attest for the app's backend (present when `PASSKEYD_APPATTEST_APP_IDS` is set): single-use challenges,
 /// attestations verified with AppleSignedData and stored, assertions verified against the stored key with the
@@ -21,6 +22,16 @@ public struct AppAttestService: Sendable {
     public let now: @Sendable () -> Date
     let random: @Sendable (Int) -> [UInt8]
     private let counters: [String: Counter]
+    /// The ceremony keys (issue 29); with a ring, a challenge is a sealed box (kind ``SealedStateKind/appAttest``,
+    /// empty payload: 53 bytes) and nothing is written; attest and assert open any challenge that is not
+    /// ``challengeLength`` bytes and record its fingerprint (single use). `nil`: every challenge is a `ceremonies`
+    /// row. A 32-byte challenge is taken from the table in any case (rolling upgrades).
+    public var keyRing: (@Sendable () -> CeremonyKeyRing?)?
+    /// How far another instance's clock may be behind when a sealed challenge's expiry is judged.
+    public var clockSkew: TimeInterval = 30
+    /// Sealed challenges are bound to this in place of a relying party (the kind keeps them from opening as anything
+    /// else).
+    static let sealedScope = "passkeyd.appattest"
 
     /// Challenge length in bytes.
     public static let challengeLength = 32
@@ -49,6 +60,18 @@ public struct AppAttestService: Sendable {
 
     /// A new challenge, saved until it expires or is used.
     public func challenge() async throws -> (challenge: [UInt8], expiresAt: Date) {
+        if let ring = keyRing?() {
+            let current = now()
+            // Whole seconds, as the box keeps them.
+            let expiresAt = Date(timeIntervalSince1970: current.addingTimeInterval(challengeTimeout).timeIntervalSince1970.rounded(.up))
+            do {
+                return (try SealedState.seal(
+                    [], kind: .appAttest, rpID: Self.sealedScope, expiresAt: expiresAt, ring: ring, now: current, random: random), expiresAt)
+            } catch {
+                // No active key: a server fault (503, as a store that cannot be reached).
+                throw StoreError(.unavailable, "cannot seal the challenge: \(error)")
+            }
+        }
         let challenge = random(Self.challengeLength)
         let expiresAt = now().addingTimeInterval(challengeTimeout)
         try await store.saveCeremony(PendingCeremony(
@@ -120,11 +143,15 @@ public struct AppAttestService: Sendable {
         // Written as IdentityService takes its sessions, through a plain `any PasskeyStore`: Swift 6.3.1's release
         // optimiser crashed splitting this coroutine when it called through the composition existential in a guard.
         let ceremonies: any PasskeyStore = store
-        var pending: PendingCeremony?
+        var taken = false
         if challenge.count == Self.challengeLength {
-            pending = try await ceremonies.takeCeremony(challenge: challenge, kind: .appAttest)
+            taken = try await ceremonies.takeCeremony(challenge: challenge, kind: .appAttest) != nil
+        } else if let ring = keyRing?(),
+                  let opened = try? SealedState.open(
+                      challenge, kind: .appAttest, rpID: Self.sealedScope, ring: ring, now: now(), skew: clockSkew) {
+            taken = try await ceremonies.consumeChallenge(opened.fingerprint)
         }
-        guard pending != nil else { throw AppAttestError(.challengeInvalid, "the challenge is unknown, expired or already used") }
+        guard taken else { throw AppAttestError(.challengeInvalid, "the challenge is unknown, expired or already used") }
     }
 
     /// Runs `body` and counts its outcome.

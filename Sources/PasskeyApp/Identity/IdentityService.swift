@@ -3,6 +3,7 @@ public import Foundation
 public import IdentityCore
 import JOSE
 public import PasskeyStore
+public import SealedState
 
 /// One configured identity provider: its profile (what its tokens must look like) and where its keys come from.
 public struct IdentityProvider: Sendable {
@@ -27,7 +28,7 @@ public enum IdentityLinkRequest: Sendable, Hashable {
 /// ID-token sign-in as the API runs it: the pure core, the provider keys and the store; no HTTP.
 ///
 /// Begin saves a session as a ceremony of kind `idtoken` (single use, expiring, capped and purged like passkey
-/// ceremonies). Finish takes the session first (so it is used up whatever happens next), checks that the named provider
+/// ceremonies), or, with ceremony keys (``keyRing``), seals it into the session id and writes nothing. Finish takes the session first (so it is used up whatever happens next), checks that the named provider
 /// is configured and that the session is known and was begun for it, verifies the token with the provider's keys, then signs the identity in (returning, new user, or attached to the user the
 /// backend named by id).
 public struct IdentityService: Sendable {
@@ -41,6 +42,12 @@ public struct IdentityService: Sendable {
     /// The clock the use case reads (injected; tests set it).
     public let now: @Sendable () -> Date
     let random: @Sendable (Int) -> [UInt8]
+    /// The ceremony keys (issue 29); with a ring, begin seals the session into its id (``SealedIDTokenSession``) and
+    /// writes nothing, and finish opens any id that is not 16 bytes. `nil` (or a closure answering nil): every
+    /// session is a `ceremonies` row. Finish takes 16-byte ids from the table in any case (rolling upgrades).
+    public var keyRing: (@Sendable () -> CeremonyKeyRing?)?
+    /// How far another instance's clock may be behind when a sealed session's expiry is judged.
+    public var clockSkew: TimeInterval = 30
 
     public init(
         providers: [IdentityProvider], ceremonies: any PasskeyStore, identities: any IdentityStore, sessionTimeout: TimeInterval = 300,
@@ -65,9 +72,11 @@ public struct IdentityService: Sendable {
         return provider
     }
 
-    /// Begins a sign-in with `provider`: a session with a fresh nonce, saved until it expires or is finished.
+    /// Begins a sign-in with `provider`: a session with a fresh nonce, saved until it expires or is finished (with a
+    /// ring: sealed into the session id, the nonce derived from it; nothing saved).
     public func begin(provider name: String) async throws -> IDTokenBeginResult {
         let provider = try provider(name)
+        if let ring = keyRing?() { return try beginSealed(profile: provider.profile, ring: ring) }
         let result = IDTokenSignIn.begin(profile: provider.profile, timeout: sessionTimeout, now: now(), random: random)
         let session = result.session
         try await ceremonies.saveCeremony(PendingCeremony(
@@ -95,6 +104,8 @@ public struct IdentityService: Sendable {
         if sessionID.count == IDTokenSignIn.sessionIDLength,
            let ceremony = try await ceremonies.takeCeremony(challenge: sessionID, kind: .idToken) {
             pending = PendingIDTokenSession(id: sessionID, encodedState: ceremony.state, expiresAt: ceremony.expiresAt)
+        } else if sessionID.count != IDTokenSignIn.sessionIDLength, let ring = keyRing?() {
+            pending = try await takeSealed(sessionID, ring: ring)
         }
         let provider = try provider(name)
         let current = now()
@@ -123,5 +134,44 @@ public struct IdentityService: Sendable {
                 grant.refreshToken, identityID: result.identity.id, provider: identity.provider, clientID: identity.audience)
         }
         return result
+    }
+
+    /// Begin with ceremony keys: the session sealed into its id, the nonce derived from it, nothing written.
+    func beginSealed(profile: ProviderProfile, ring: CeremonyKeyRing) throws -> IDTokenBeginResult {
+        let current = now()
+        // Whole seconds, as the box keeps them: begin reports the expiry finish enforces.
+        let expiresAt = Date(timeIntervalSince1970: current.addingTimeInterval(sessionTimeout).timeIntervalSince1970.rounded(.up))
+        let box: [UInt8]
+        do {
+            box = try SealedState.seal(
+                SealedIDTokenSession.payload(provider: profile.name), kind: .idTokenSession, rpID: SealedIDTokenSession.scope,
+                expiresAt: expiresAt, ring: ring, now: current, random: random)
+        } catch {
+            // No active key: a server fault (503, as a store that cannot be reached).
+            throw StoreError(.unavailable, "cannot seal the session: \(error)")
+        }
+        let nonce = SealedIDTokenSession.nonce(box: box)
+        return IDTokenBeginResult(
+            session: PendingIDTokenSession(id: box, provider: profile.name, nonce: nonce, expiresAt: expiresAt),
+            providerNonce: IDTokenSignIn.providerNonce(for: nonce, rule: profile.nonceRule))
+    }
+
+    /// Opens a sealed session and uses it up (its fingerprint recorded) before anything else is checked; nil when it
+    /// does not open (unknown, another kind, expired past the skew) or was used already: `idtoken_session_unknown`.
+    func takeSealed(_ box: [UInt8], ring: CeremonyKeyRing) async throws -> PendingIDTokenSession? {
+        let opened: OpenedState
+        do {
+            opened = try SealedState.open(
+                box, kind: .idTokenSession, rpID: SealedIDTokenSession.scope, ring: ring, now: now(), skew: clockSkew)
+        } catch {
+            return nil
+        }
+        guard try await ceremonies.consumeChallenge(opened.fingerprint),
+              let provider = SealedIDTokenSession.provider(opened.payload)
+        else { return nil }
+        // The box enforced the expiry (with the skew); checkSession must not refuse inside the skew.
+        return PendingIDTokenSession(
+            id: box, provider: provider, nonce: SealedIDTokenSession.nonce(box: box),
+            expiresAt: opened.expiresAt.addingTimeInterval(clockSkew + 1))
     }
 }

@@ -146,11 +146,18 @@ public func buildApplication(
     // App Store signed data: verified offline against the configured Apple root.
     let appStore = settings.appStore.map { AppStoreService(policy: $0.policy, store: store, metricsFactory: factory, now: now) }
     // App Attest: present when PASSKEYD_APPATTEST_APP_IDS is set.
-    let appAttest = settings.appAttest.map {
+    var appAttest = settings.appAttest.map {
         AppAttestService(configuration: $0.configuration, store: store, challengeTimeout: $0.challengeTimeout, metricsFactory: factory, now: now)
     }
     // ID-token providers and Sign in with Apple's code exchange.
-    let identity = try IdentityAssembly(settings: settings.identity, store: store, dependencies: dependencies)
+    var identity = try IdentityAssembly(settings: settings.identity, store: store, dependencies: dependencies)
+    // Stateless ID-token sessions and App Attest challenges under the passkey ceremonies' keys and skew (issue 29).
+    if let ring = dependencies.ceremonyKeyRing {
+        identity.service?.keyRing = { ring }
+        appAttest?.keyRing = { ring }
+    }
+    identity.service?.clockSkew = ceremonies.clockSkew
+    appAttest?.clockSkew = ceremonies.clockSkew
 
     var http = settings.http
     http.metricsFactory = factory

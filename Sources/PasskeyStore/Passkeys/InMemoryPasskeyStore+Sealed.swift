@@ -30,6 +30,12 @@ extension InMemoryPasskeyStore {
         return (outcome, try register(registration, nickname: nickname, intent: intent, audit: audit))
     }
 
+    public func consumeChallenge(_ consumed: ConsumedFingerprint) throws(StoreError) -> Bool {
+        guard consumedChallenges[consumed.bytes] == nil else { return false }
+        consumedChallenges[consumed.bytes] = consumed.expiresAt
+        return true
+    }
+
     private func refuseIfConsumed(_ consumed: ConsumedFingerprint) throws(StoreError) {
         if consumedChallenges[consumed.bytes] != nil {
             throw StoreError(.ceremonyTaken, "the challenge was used")

@@ -82,6 +82,12 @@ public protocol PasskeyStore: Sendable {
         verify: @escaping @Sendable () -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?)
 
+    /// Records a used sealed challenge on its own (an ID-token session or an App Attest challenge, whose finish
+    /// writes nothing else here): true when this call recorded `consumed`, false when it was recorded already (a
+    /// replay, or a concurrent use that got there first). Atomic: of concurrent calls with one fingerprint exactly one
+    /// returns true.
+    func consumeChallenge(_ consumed: ConsumedFingerprint) async throws(StoreError) -> Bool
+
     /// Stores a verified registration: with `.newUser` creates the user (`userExists` when its name or handle is
     /// taken), with `.existingUser` adds to the user with the registration's handle (`userUnknown` when there is
     /// none); then inserts the credential. A credential id that is already registered throws `duplicateCredential`.

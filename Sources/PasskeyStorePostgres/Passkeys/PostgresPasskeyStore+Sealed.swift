@@ -26,6 +26,18 @@ extension PostgresPasskeyStore {
         sql: recordConsumed(fingerprint: "$1", expiresAt: "$2"),
         parameterTypes: [.bytea, .timestamptz])
 
+    /// Records a used sealed challenge: one row when this statement recorded it, none when it was recorded already.
+    static let consumeChallengeStatement = PGPreparedStatement(
+        name: "passkeyd_consume_challenge",
+        sql: "\(recordConsumed(fingerprint: "$1", expiresAt: "$2")) RETURNING 1",
+        parameterTypes: [.bytea, .timestamptz])
+
+    public func consumeChallenge(_ consumed: ConsumedFingerprint) async throws(StoreError) -> Bool {
+        try await run { connection in
+            try connection.executePrepared(Self.consumeChallengeStatement, [consumed.bytes, consumed.expiresAt]).rowCount == 1
+        }
+    }
+
     public func finishSealedAuthentication<Outcome: Sendable>(
         consumed: ConsumedFingerprint, credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)

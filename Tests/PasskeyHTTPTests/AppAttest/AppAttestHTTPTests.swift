@@ -142,11 +142,12 @@ struct AppAttestInstance: Sendable {
         return result.rowCount == 1 ? try result.decode(Int64.self, row: 0, column: 0) : nil
     }
 
-    /// Every App Attest key row and pending challenge, for before/after comparisons.
+    /// Every App Attest key row, pending challenge and used sealed challenge, for before/after comparisons.
     func snapshot() async throws -> String {
         let result = try await schema.query("""
             SELECT coalesce((SELECT json_agg(k ORDER BY k.key_id)::text FROM app_attest_keys k), '[]')
                 || ' ' || (SELECT count(*) FROM ceremonies WHERE kind = 'appattest')::text
+                || ' ' || (SELECT count(*) FROM consumed_challenges)::text
             """)
         return try result.decode(String.self, row: 0, column: 0)
     }
@@ -281,10 +282,10 @@ struct AppAttestHTTPTests {
             let failing = try await instance.challenge(client)
             #expect(try await instance.attest(client, try SoftAppAttest.Key(), options: bad, challenge: failing).errorCode == "appattest_counter_not_zero")
             #expect(try await instance.attest(client, try SoftAppAttest.Key(), challenge: failing).errorCode == "appattest_challenge_invalid")
-            // Issued 301 s ago with a 300 s lifetime: expired.
-            instance.clock.advance(-301)
+            // Issued 331 s ago with a 300 s lifetime: expired (a sealed one past the 30 s clock skew too).
+            instance.clock.advance(-331)
             let old = try await instance.challenge(client)
-            instance.clock.advance(301)
+            instance.clock.advance(331)
             #expect(try await instance.attest(client, try SoftAppAttest.Key(), challenge: old).errorCode == "appattest_challenge_invalid")
 
             // Assertions: the challenge inside clientData is used once.

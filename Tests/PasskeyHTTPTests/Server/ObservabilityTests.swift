@@ -95,6 +95,7 @@ struct DownStore: PasskeyStore {
         consumed: ConsumedFingerprint, credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
     ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) { throw error }
+    func consumeChallenge(_ consumed: ConsumedFingerprint) async throws(StoreError) -> Bool { throw error }
     func finishSealedRegistration<Outcome: Sendable>(
         consumed: ConsumedFingerprint, nickname: String?, intent: RegistrationIntent, audit: AuditContext,
         verify: @escaping @Sendable () -> (outcome: Outcome, registration: VerifiedRegistration?)

@@ -223,4 +223,30 @@ struct SealedFinishTests {
             }
         }
     }
+
+    @Test(arguments: StoreUnderTest.all)
+    func consumeChallengeRecordsOnceThenAnswersFalse(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let consumed = Self.fingerprint(9)
+        #expect(try await store.consumeChallenge(consumed))
+        #expect(try await !store.consumeChallenge(consumed), "a second use is refused")
+        #expect(try await store.consumeChallenge(Self.fingerprint(10)), "another fingerprint is its own")
+        // One record for both kinds of finish: a fingerprint a passkey finish recorded is used up here too.
+        let used = Self.fingerprint(11)
+        _ = try await store.finishSealedRegistration(consumed: used, nickname: nil, intent: .newUser, audit: .system) {
+            (outcome: 0, registration: nil)
+        }
+        #expect(try await !store.consumeChallenge(used))
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func concurrentConsumesOfOneFingerprintRecordItOnce(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let consumed = Self.fingerprint(12)
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 { group.addTask { try await store.consumeChallenge(consumed) } }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+    }
 }

@@ -571,10 +571,10 @@ class IDTokenBeginRequest(TypedDict):
 
 
 class IDTokenBeginResponse(TypedDict):
-    # Opaque; send it back with the finish.
+    # Opaque (16 bytes, or a sealed box of about 60 with ceremony keys); send it back with the finish.
     session: str
     provider: str
-    # 256 random bits, base64url. Keep it in the app only if your provider SDK needs the raw value.
+    # 256 bits (43 characters), base64url. Keep it in the app only if your provider SDK needs the raw value.
     nonce: str
     # What the app passes to the provider SDK (the hex SHA-256 of `nonce` for Apple; `nonce` itself for LINE and
     # Google).
@@ -773,7 +773,7 @@ class AdminRevokedSessions(TypedDict):
 
 
 class AppAttestChallenge(TypedDict):
-    # 32 random bytes, base64url.
+    # 32 random bytes, or a 53-byte sealed box with ceremony keys; base64url, opaque.
     challenge: str
     expiresAt: str
 

@@ -500,10 +500,10 @@ export type IDTokenBeginRequest = {
 };
 
 export type IDTokenBeginResponse = {
-  /** Opaque; send it back with the finish. */
+  /** Opaque (16 bytes, or a sealed box of about 60 with ceremony keys); send it back with the finish. */
   session: Base64URL;
   provider: string;
-  /** 256 random bits, base64url. Keep it in the app only if your provider SDK needs the raw value. */
+  /** 256 bits (43 characters), base64url. Keep it in the app only if your provider SDK needs the raw value. */
   nonce: string;
   /** What the app passes to the provider SDK (the hex SHA-256 of `nonce` for Apple; `nonce` itself for LINE and Google). */
   providerNonce: string;
@@ -688,7 +688,7 @@ export type AdminRevokedSessions = {
 };
 
 export type AppAttestChallenge = {
-  /** 32 random bytes, base64url. */
+  /** 32 random bytes, or a 53-byte sealed box with ceremony keys; base64url, opaque. */
   challenge: Base64URL;
   expiresAt: string;
 };
@@ -1289,7 +1289,7 @@ export interface Operations {
   /**
    * POST /v1/idtoken/begin: Begin an ID-token sign-in
    *
-   * Starts a sign-in with `provider` (a configured name: `apple`, `line`, `google` or a generic OpenID Connect provider). Returns an opaque `session` (128 random bits), the `nonce` (256 random bits) and `providerNonce`, the value the app passes to the provider SDK: for Apple the lowercase hex SHA-256 of the nonce (`ASAuthorizationAppleIDRequest.nonce`), for LINE and Google the nonce itself (configurable per provider with `PASSKEYD_IDTOKEN_<NAME>_NONCE`). The session is single use and expires at `expiresAt` (`PASSKEYD_IDTOKEN_SESSION_TIMEOUT`, default 300 s); it is kept in the database, so any instance can finish it.
+   * Starts a sign-in with `provider` (a configured name: `apple`, `line`, `google` or a generic OpenID Connect provider). Returns an opaque `session` (16 random bytes; with ceremony keys configured, a sealed box of 53 bytes plus 1 plus the provider name's length, e.g. 59 for `apple`: treat it as opaque and of variable length), the `nonce` (256 bits: random, or with ceremony keys the SHA-256 of the sealed session, so the provider never sees the session) and `providerNonce`, the value the app passes to the provider SDK: for Apple the lowercase hex SHA-256 of the nonce (`ASAuthorizationAppleIDRequest.nonce`), for LINE and Google the nonce itself (configurable per provider with `PASSKEYD_IDTOKEN_<NAME>_NONCE`). The session is single use and expires at `expiresAt` (`PASSKEYD_IDTOKEN_SESSION_TIMEOUT`, default 300 s); it is kept in the database, or sealed with the ceremony keys every instance holds, so any instance can finish it.
    */
   idTokenBegin: {
     pathParams: {};
@@ -1597,7 +1597,7 @@ export interface Operations {
   /**
    * POST /v1/appattest/challenge: Get an App Attest challenge
    *
-   * A single-use challenge (32 random bytes, base64url) for one attestation or one assertion, kept like a ceremony until `expiresAt` (`PASSKEYD_APPATTEST_CHALLENGE_TTL`, 300 s by default). For an attestation the app passes SHA-256 of the challenge bytes as `clientDataHash`; for an assertion it puts the challenge (as given here) in the `challenge` member of its `clientData` JSON.
+   * A single-use challenge (32 random bytes, base64url; with ceremony keys configured, a sealed box of 53 bytes, nothing stored: treat it as opaque and of variable length) for one attestation or one assertion, kept like a ceremony until `expiresAt` (`PASSKEYD_APPATTEST_CHALLENGE_TTL`, 300 s by default). For an attestation the app passes SHA-256 of the challenge bytes as `clientDataHash`; for an assertion it puts the challenge (as given here) in the `challenge` member of its `clientData` JSON.
    */
   appAttestChallenge: {
     pathParams: {};
