@@ -152,10 +152,9 @@ public func buildApplication(
     // ID-token providers and Sign in with Apple's code exchange.
     var identity = try IdentityAssembly(settings: settings.identity, store: store, dependencies: dependencies)
     // Stateless ID-token sessions and App Attest challenges under the passkey ceremonies' keys and skew (issue 29).
-    if let ring = dependencies.ceremonyKeyRing {
-        identity.service?.keyRing = { ring }
-        appAttest?.keyRing = { ring }
-    }
+    // Whatever gave the passkey ceremonies their ring (the ceremony keys, or a test's fixed ring) gives it here too.
+    identity.service?.keyRing = ceremonies.keyRing
+    appAttest?.keyRing = ceremonies.keyRing
     identity.service?.clockSkew = ceremonies.clockSkew
     appAttest?.clockSkew = ceremonies.clockSkew
 
