@@ -13,6 +13,8 @@ public import PasskeyErrors
 //     plaintext     = random (16) ‖ expiry (4, big-endian seconds since 1970) ‖ payload
 //     associated    = "passkeyd.sealed.v1" ‖ 0x00 ‖ kind ‖ 0x00 ‖ relying party id ‖ 0x00 ‖ key id (4)
 //
+// The expiry field holds 1970-01-01 to 2106-02-07T06:28:15Z; seal refuses an expiry outside it rather than move it.
+//
 // The kind and the relying party are bound as associated data, so a registration challenge never opens as a sign-in,
 // an ID-token session or an App Attest challenge, and a challenge of one relying party never opens at another. The
 // 128 random bits make every box unique even for equal payloads (and a fresh nonce is drawn for each box). The
@@ -108,6 +110,9 @@ public struct SealedStateError: CodedError {
         public static let keyInvalid = Code(rawValue: "ceremony_key_invalid")
         /// The payload is too large to seal (over ``SealedState/maximumPayload``).
         public static let payloadTooLarge = Code(rawValue: "sealed_payload_too_large")
+        /// An expiry the box cannot carry: before 1970, after 2106-02-07T06:28:15Z, or not a number (a caller's fault;
+        /// moving it into range would make the box open longer, or never).
+        public static let expiryOutOfRange = Code(rawValue: "sealed_expiry_out_of_range")
     }
 
     public let code: Code
@@ -155,7 +160,8 @@ public enum SealedState {
     /// - Parameters:
     ///   - expiresAt: when the box stops opening (whole seconds; a fraction is rounded up).
     ///   - random: randomness, `random(n)` returns n unpredictable bytes (injected; production uses OpenSSL).
-    /// - Throws: ``SealedStateError/Code/noSealingKey`` or ``SealedStateError/Code/payloadTooLarge``.
+    /// - Throws: ``SealedStateError/Code/noSealingKey``, ``SealedStateError/Code/payloadTooLarge`` or
+    ///   ``SealedStateError/Code/expiryOutOfRange``.
     public static func seal(
         _ payload: [UInt8], kind: SealedStateKind, rpID: String, expiresAt: Date, ring: CeremonyKeyRing, now: Date,
         random: (Int) -> [UInt8]
@@ -163,8 +169,13 @@ public enum SealedState {
         guard payload.count <= maximumPayload else {
             throw SealedStateError(.payloadTooLarge, "\(payload.count) bytes over \(maximumPayload)")
         }
+        // Compared as a Double first: converting an infinite, NaN or huge value to an integer traps. NaN fails both.
+        let seconds = expiresAt.timeIntervalSince1970.rounded(.up)
+        guard seconds >= 0, seconds <= Double(UInt32.max) else {
+            throw SealedStateError(.expiryOutOfRange, "expiry \(seconds) is outside 0...\(UInt32.max) seconds since 1970")
+        }
+        let expiry = UInt32(seconds)
         guard let key = ring.sealingKey(at: now) else { throw SealedStateError(.noSealingKey, "no ceremony key is active") }
-        let expiry = UInt32(clamping: Int64(expiresAt.timeIntervalSince1970.rounded(.up)))
         var plaintext = random(randomLength)
         plaintext.reserveCapacity(randomLength + 4 + payload.count)
         plaintext += [UInt8(expiry >> 24), UInt8(expiry >> 16 & 0xff), UInt8(expiry >> 8 & 0xff), UInt8(expiry & 0xff)]

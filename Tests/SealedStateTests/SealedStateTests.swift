@@ -218,6 +218,34 @@ enum Fixture {
         #expect(Fixture.refusal(fractional, now: expiry.addingTimeInterval(1), skew: 0) == .expired)
     }
 
+    /// The expiry field holds 0 to 2^32 - 1 seconds since 1970 (2106-02-07T06:28:15Z). Seal refuses any other expiry
+    /// rather than move it into range (a pre-1970 expiry moved to 1970 would open longer than asked; one after 2106
+    /// moved back would silently shorten the box) or trap (an infinite, NaN or huge interval converted to Int64).
+    @Test func anExpiryTheFieldCannotHoldIsRefused() throws {
+        let key = try CeremonyKey(id: 7, secret: Array(repeating: 0x42, count: 32), activatesAt: .distantPast, retiresAt: .distantFuture)
+        let ring = CeremonyKeyRing(keys: [key])
+        let last = Double(UInt32.max)
+        func refusal(expiresAt seconds: Double, now: Date = Fixture.start) -> SealedStateError.Code? {
+            Fixture.sealRefusal { () throws(SealedStateError) in
+                try Fixture.seal([1], ring: ring, now: now, expiresAt: Date(timeIntervalSince1970: seconds))
+            }
+        }
+        // A clock before 1970: a box that should expire 300 s from now must not open until 1970.
+        #expect(refusal(expiresAt: -700, now: Date(timeIntervalSince1970: -1_000)) == .expiryOutOfRange)
+        for seconds in [-1, -31_536_000, last + 0.5, last + 1, 1e12, 9.3e18, 1e300, .infinity, -.infinity, .nan] {
+            #expect(refusal(expiresAt: seconds) == .expiryOutOfRange, "expiry \(seconds)")
+        }
+
+        // The two ends of the range seal and open with exactly that expiry (-0.5 rounds up to 0).
+        for (seconds, carried) in [(0, 0), (-0.5, 0), (last - 0.5, last), (last, last)] {
+            let box = try Fixture.seal([1], ring: ring, expiresAt: Date(timeIntervalSince1970: seconds))
+            let opened = try SealedState.open(
+                box, kind: .authentication, rpID: Fixture.rpID, ring: ring, now: Date(timeIntervalSince1970: carried), skew: 0)
+            #expect(opened.expiresAt == Date(timeIntervalSince1970: carried))
+            #expect(Fixture.refusal(box, ring: ring, now: Date(timeIntervalSince1970: carried + 1), skew: 0) == .expired)
+        }
+    }
+
     /// Known answer: a fixed key, random part and nonce give this exact box. The expected hex was computed
     /// independently with Python's `cryptography` (python3-cryptography 48.0.0):
     ///
