@@ -87,9 +87,17 @@ public struct CeremonyKeyRing: Sendable, Hashable {
         keys.last { $0.activatesAt <= now && now < $0.retiresAt }
     }
 
-    /// The key with this id that may open at `now` (not retired; a key not active yet opens, see ``CeremonyKey``).
+    /// The key with this id that may open at `now` (not retired; a key not active yet opens, see ``CeremonyKey``):
+    /// the oldest of ``openingKeys(id:at:)``, the only one when ids are unique.
     public func openingKey(id: UInt32, at now: Date) -> CeremonyKey? {
-        keys.first { $0.id == id && now < $0.retiresAt }
+        openingKeys(id: id, at: now).first
+    }
+
+    /// The keys with this id that may open at `now` (not retired; a key not active yet opens, see ``CeremonyKey``).
+    /// Ids should be unique in a ring; when two keys share one (an id reused with a new secret), a box is tried
+    /// under each, so the one the newer key sealed opens as well as the older key's.
+    public func openingKeys(id: UInt32, at now: Date) -> [CeremonyKey] {
+        keys.filter { $0.id == id && now < $0.retiresAt }
     }
 }
 
@@ -208,12 +216,15 @@ public enum SealedState {
         }
         let keyID = Array(sealed[1..<5])
         let id = UInt32(keyID[0]) << 24 | UInt32(keyID[1]) << 16 | UInt32(keyID[2]) << 8 | UInt32(keyID[3])
-        guard let key = ring.openingKey(id: id, at: now) else { throw SealedStateError(.unknown, "no usable key \(id)") }
-        let plaintext: [UInt8]
-        do {
-            plaintext = try AEAD.open(
-                Array(sealed[5...]), key: key.secret, associatedData: associatedData(kind: kind, rpID: rpID, keyID: keyID))
-        } catch {
+        let keys = ring.openingKeys(id: id, at: now)
+        guard !keys.isEmpty else { throw SealedStateError(.unknown, "no usable key \(id)") }
+        let box = Array(sealed[5...])
+        let associated = associatedData(kind: kind, rpID: rpID, keyID: keyID)
+        var opened: [UInt8]?
+        for key in keys where opened == nil {
+            opened = try? AEAD.open(box, key: key.secret, associatedData: associated)
+        }
+        guard let plaintext = opened else {
             throw SealedStateError(.unknown, "the box does not open for \(kind.rawValue)")
         }
         let at = randomLength

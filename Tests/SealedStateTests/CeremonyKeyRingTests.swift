@@ -68,6 +68,26 @@ import Testing
         #expect(Fixture.refusal(after, ring: CeremonyKeyRing(keys: [old]), now: activation) == .unknown)
     }
 
+    /// Two keys with one id (an id reused with a new secret): the newer one seals, and the boxes of both open (the
+    /// box is tried under each); the older one's stop opening when it retires.
+    @Test func aReusedKeyIDOpensTheBoxesOfBothKeys() throws {
+        let older = try Fixture.key(5, fill: 0x51, activates: -86_400, retires: 86_400)
+        let newer = try Fixture.key(5, fill: 0x52, activates: -60, retires: 172_800)
+        let ring = CeremonyKeyRing(keys: [newer, older])
+        let box = try Fixture.seal([1], ring: ring)
+        #expect(Fixture.refusal(box, ring: CeremonyKeyRing(keys: [newer])) == nil, "the newer key sealed it")
+        #expect(Fixture.refusal(box, ring: CeremonyKeyRing(keys: [older])) == .unknown)
+        #expect(Fixture.refusal(box, ring: ring) == nil)
+        let olderBox = try Fixture.seal([2], ring: CeremonyKeyRing(keys: [older]))
+        #expect(Fixture.refusal(olderBox, ring: ring) == nil)
+
+        #expect(Fixture.refusal(box, ring: ring, now: older.retiresAt, skew: 1e6) == nil)
+        #expect(Fixture.refusal(olderBox, ring: ring, now: older.retiresAt, skew: 1e6) == .unknown)
+        var bent = box
+        bent[bent.count - 1] ^= 1
+        #expect(Fixture.refusal(bent, ring: ring) == .unknown)
+    }
+
     @Test func anEmptyOrRetiredRingHasNoSealingKey() throws {
         let empty = CeremonyKeyRing(keys: [])
         #expect(empty.sealingKey(at: start) == nil)
