@@ -48,7 +48,8 @@ public struct CeremonyKey: Sendable, Hashable {
     /// Boxes are sealed under the newest key whose ``activatesAt`` has passed; until then it only opens (so every
     /// instance holds a key before any instance seals with it).
     public let activatesAt: Date
-    /// After this the key neither seals nor opens (its boxes have all expired by then).
+    /// After this the key neither seals nor opens. It seals only boxes that expire before it retires, so each box
+    /// it sealed opens until its expiry (retire it at least the clock skew after the longest box's lifetime).
     public let retiresAt: Date
 
     /// - Throws: ``SealedStateError/Code/keyInvalid`` when the secret is not 32 bytes.
@@ -82,9 +83,12 @@ public struct CeremonyKeyRing: Sendable, Hashable {
         self.keys = keys.sorted { ($0.activatesAt, $0.id) < ($1.activatesAt, $1.id) }
     }
 
-    /// The key that seals at `now`: the newest one already active and not retired; nil when there is none.
-    public func sealingKey(at now: Date) -> CeremonyKey? {
-        keys.last { $0.activatesAt <= now && now < $0.retiresAt }
+    /// The key that seals at `now`: the newest one already active and not retired and, given a box's `expiresAt`,
+    /// not retired at that expiry either (else the box would stop opening before it expires); nil when there is none.
+    public func sealingKey(at now: Date, until expiresAt: Date? = nil) -> CeremonyKey? {
+        keys.last { key in
+            key.activatesAt <= now && now < key.retiresAt && (expiresAt.map { $0 < key.retiresAt } ?? true)
+        }
     }
 
     /// The key with this id that may open at `now` (not retired; a key not active yet opens, see ``CeremonyKey``):
@@ -112,7 +116,8 @@ public struct SealedStateError: CodedError {
         public static let unknown = Code(rawValue: "challenge_unknown_or_expired")
         /// An authentic box whose expiry (plus the allowed clock skew) has passed.
         public static let expired = Code(rawValue: "challenge_expired")
-        /// No key may seal now (the ring is empty or every key retired): a server-side fault.
+        /// No key may seal now (the ring is empty, every key retired, or none stays unretired until the box's
+        /// expiry): a server-side fault.
         public static let noSealingKey = Code(rawValue: "ceremony_key_unavailable")
         /// A key that is not 32 bytes.
         public static let keyInvalid = Code(rawValue: "ceremony_key_invalid")
@@ -183,7 +188,9 @@ public enum SealedState {
             throw SealedStateError(.expiryOutOfRange, "expiry \(seconds) is outside 0...\(UInt32.max) seconds since 1970")
         }
         let expiry = UInt32(seconds)
-        guard let key = ring.sealingKey(at: now) else { throw SealedStateError(.noSealingKey, "no ceremony key is active") }
+        guard let key = ring.sealingKey(at: now, until: Date(timeIntervalSince1970: seconds)) else {
+            throw SealedStateError(.noSealingKey, "no ceremony key is active until the box's expiry")
+        }
         var plaintext = random(randomLength)
         plaintext.reserveCapacity(randomLength + 4 + payload.count)
         plaintext += [UInt8(expiry >> 24), UInt8(expiry >> 16 & 0xff), UInt8(expiry >> 8 & 0xff), UInt8(expiry & 0xff)]

@@ -88,6 +88,30 @@ import Testing
         #expect(Fixture.refusal(bent, ring: ring) == .unknown)
     }
 
+    /// A key seals only boxes that expire before it retires: a box it sealed would otherwise stop opening (as
+    /// `.unknown`) before its expiry. A longer-lived key seals instead, or none.
+    @Test func aKeyDoesNotSealABoxThatOutlivesIt() throws {
+        let retiring = try Fixture.key(1, fill: 0x11, activates: -86_400, retires: 100)
+        let alone = CeremonyKeyRing(keys: [retiring])
+        #expect(Fixture.sealRefusal { () throws(SealedStateError) in try Fixture.seal([1], ring: alone) } == .noSealingKey)
+        #expect(
+            Fixture.sealRefusal { () throws(SealedStateError) in
+                try Fixture.seal([1], ring: alone, expiresAt: retiring.retiresAt)
+            } == .noSealingKey, "at retiresAt the box would no longer open")
+        let short = try Fixture.seal([1], ring: alone, expiresAt: retiring.retiresAt.addingTimeInterval(-1))
+        #expect(Fixture.refusal(short, ring: alone, now: retiring.retiresAt.addingTimeInterval(-1), skew: 0) == nil)
+
+        let longer = try Fixture.key(2, fill: 0x22, activates: -172_800, retires: 86_400)
+        let both = CeremonyKeyRing(keys: [retiring, longer])
+        let box = try Fixture.seal([1], ring: both)
+        #expect(Fixture.keyID(of: box) == 2)
+        #expect(Fixture.refusal(box, ring: both, now: start.addingTimeInterval(300)) == nil)
+        #expect(both.sealingKey(at: start)?.id == 1, "without an expiry: the newest active key")
+        #expect(both.sealingKey(at: start, until: start.addingTimeInterval(99))?.id == 1)
+        #expect(both.sealingKey(at: start, until: start.addingTimeInterval(100))?.id == 2)
+        #expect(both.sealingKey(at: start, until: start.addingTimeInterval(86_400)) == nil)
+    }
+
     @Test func anEmptyOrRetiredRingHasNoSealingKey() throws {
         let empty = CeremonyKeyRing(keys: [])
         #expect(empty.sealingKey(at: start) == nil)
