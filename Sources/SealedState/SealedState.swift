@@ -212,13 +212,15 @@ public enum SealedState {
     }
 
     /// Opens a box sealed by ``seal(_:kind:rpID:expiresAt:ring:now:random:)`` for the same kind and relying party.
+    /// Bytes longer than the longest box seal makes (``overhead`` + ``maximumPayload``) are refused before any
+    /// decryption.
     /// - Parameter skew: how far another instance's clock may be behind (`PASSKEYD_CLOCK_SKEW`): a box is refused as
     ///   expired only once `now` is past its expiry plus `skew`.
     /// - Throws: ``SealedStateError/Code/unknown`` (does not open) or ``SealedStateError/Code/expired``.
     public static func open(
         _ sealed: [UInt8], kind: SealedStateKind, rpID: String, ring: CeremonyKeyRing, now: Date, skew: TimeInterval
     ) throws(SealedStateError) -> OpenedState {
-        guard sealed.count >= overhead, sealed[0] == version else {
+        guard sealed.count >= overhead, sealed.count <= overhead + maximumPayload, sealed[0] == version else {
             throw SealedStateError(.unknown, "not a sealed state (\(sealed.count) bytes)")
         }
         let keyID = Array(sealed[1..<5])

@@ -218,6 +218,24 @@ enum Fixture {
         #expect(Fixture.refusal(fractional, now: expiry.addingTimeInterval(1), skew: 0) == .expired)
     }
 
+    /// `open` refuses anything longer than the longest box seal makes (53 + maximumPayload bytes) before any decryption, even
+    /// bytes that would authenticate (built here by hand under the ring's key, in seal's format).
+    @Test func bytesLongerThanTheLongestBoxAreRefused() throws {
+        func handmade(payloadLength: Int) throws -> [UInt8] {
+            let keyID: [UInt8] = [0, 0, 0, 7]
+            let associated = Array("passkeyd.sealed.v1\u{0}webauthn.get\u{0}example.com\u{0}".utf8) + keyID
+            let expiry: [UInt8] = [0x6b, 0x49, 0xd3, 0x2c]  // 1_800_000_300: start + 300
+            let plaintext = SecureRandom.bytes(count: 16) + expiry + Array(repeating: 0x61, count: payloadLength)
+            let box = try AEAD.seal(
+                plaintext, key: Array(repeating: 0x42, count: 32), nonce: SecureRandom.bytes(count: 12), associatedData: associated)
+            return [0x01] + keyID + box
+        }
+        #expect(Fixture.refusal(try handmade(payloadLength: 3)) == nil, "the hand-made box is in seal's format")
+        #expect(Fixture.refusal(try handmade(payloadLength: SealedState.maximumPayload)) == nil)
+        #expect(Fixture.refusal(try handmade(payloadLength: SealedState.maximumPayload + 1)) == .unknown)
+        #expect(Fixture.refusal(try handmade(payloadLength: 1 << 16)) == .unknown)
+    }
+
     /// The expiry field holds 0 to 2^32 - 1 seconds since 1970 (2106-02-07T06:28:15Z). Seal refuses any other expiry
     /// rather than move it into range (a pre-1970 expiry moved to 1970 would open longer than asked; one after 2106
     /// moved back would silently shorten the box) or trap (an infinite, NaN or huge interval converted to Int64).
