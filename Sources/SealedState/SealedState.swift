@@ -74,6 +74,18 @@ public struct CeremonyKey: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
+/// The secret never appears in a description, a debug description or a mirror (`dump`), so a key or a ring that
+/// reaches a log line or an error's reason shows its id and times only.
+extension CeremonyKey: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        "CeremonyKey(id: \(id), activatesAt: \(activatesAt), retiresAt: \(retiresAt), secret: redacted)"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "activatesAt": activatesAt, "retiresAt": retiresAt], displayStyle: .struct)
+    }
+}
+
 /// The keys an instance holds: the one that seals now and every one that may still open a box in flight.
 public struct CeremonyKeyRing: Sendable, Hashable {
     /// By activation, oldest first.

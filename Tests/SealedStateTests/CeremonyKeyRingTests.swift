@@ -120,6 +120,18 @@ import Testing
         #expect(Fixture.sealRefusal { () throws(SealedStateError) in try Fixture.seal([1], ring: retired) } == .noSealingKey)
     }
 
+    /// A key or a ring in a log line, an error's reason or a `dump` shows the id and times, never the secret.
+    @Test func aKeyNeverPrintsItsSecret() throws {
+        let key = try Fixture.key(7, fill: 0xab)
+        let ring = CeremonyKeyRing(keys: [key])
+        var dumped = ""
+        dump(ring, to: &dumped)
+        for text in [String(describing: key), String(reflecting: key), "\(ring)", String(reflecting: ring), dumped] {
+            #expect(!text.contains("171"), "\(text)")
+            #expect(text.contains("id: 7"), "\(text)")
+        }
+    }
+
     @Test func aKeyIsThirtyTwoBytes() {
         for length in [0, 16, 31, 33, 64] {
             #expect(throws: SealedStateError(.keyInvalid, "")) {
