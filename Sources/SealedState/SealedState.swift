@@ -184,7 +184,8 @@ public enum SealedState {
     /// Seals `payload` for `kind` at relying party `rpID` under the ring's sealing key.
     /// - Parameters:
     ///   - expiresAt: when the box stops opening (whole seconds; a fraction is rounded up).
-    ///   - random: randomness, `random(n)` returns n unpredictable bytes (injected; production uses OpenSSL).
+    ///   - random: randomness, `random(n)` returns n unpredictable bytes (injected; production uses OpenSSL). Any
+    ///     other count is a programming error and stops the process.
     /// - Throws: ``SealedStateError/Code/noSealingKey``, ``SealedStateError/Code/payloadTooLarge`` or
     ///   ``SealedStateError/Code/expiryOutOfRange``.
     public static func seal(
@@ -204,6 +205,9 @@ public enum SealedState {
             throw SealedStateError(.noSealingKey, "no ceremony key is active until the box's expiry")
         }
         var plaintext = random(randomLength)
+        precondition(plaintext.count == randomLength, "random(\(randomLength)) returned \(plaintext.count) bytes")
+        let nonce = random(AEAD.nonceLength)
+        precondition(nonce.count == AEAD.nonceLength, "random(\(AEAD.nonceLength)) returned \(nonce.count) bytes")
         plaintext.reserveCapacity(randomLength + 4 + payload.count)
         plaintext += [UInt8(expiry >> 24), UInt8(expiry >> 16 & 0xff), UInt8(expiry >> 8 & 0xff), UInt8(expiry & 0xff)]
         plaintext += payload
@@ -211,7 +215,7 @@ public enum SealedState {
         let box: [UInt8]
         do {
             box = try AEAD.seal(
-                plaintext, key: key.secret, nonce: random(AEAD.nonceLength),
+                plaintext, key: key.secret, nonce: nonce,
                 associatedData: associatedData(kind: kind, rpID: rpID, keyID: keyID))
         } catch {
             throw SealedStateError(.keyInvalid, "sealing failed: \(error)")

@@ -264,6 +264,22 @@ enum Fixture {
         }
     }
 
+    /// Randomness of the wrong length is a programming error that stops the process. Before, 16 missing random bytes
+    /// shifted the layout (payload bytes 12 to 15 read back as the expiry: 0xffffffff, a box that opened until 2106),
+    /// and a short nonce came out as `.keyInvalid`.
+    @Test func randomnessOfTheWrongLengthStopsTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            _ = try? SealedState.seal(
+                Array(repeating: 0xff, count: 20), kind: .authentication, rpID: "example.com", expiresAt: Fixture.start.addingTimeInterval(300),
+                ring: Fixture.ring, now: Fixture.start, random: { $0 == 16 ? [] : Array(repeating: 0, count: $0) })
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = try? SealedState.seal(
+                [1], kind: .authentication, rpID: "example.com", expiresAt: Fixture.start.addingTimeInterval(300),
+                ring: Fixture.ring, now: Fixture.start, random: { $0 == 12 ? Array(repeating: 0, count: 8) : Array(repeating: 0, count: $0) })
+        }
+    }
+
     /// Known answer: a fixed key, random part and nonce give this exact box. The expected hex was computed
     /// independently with Python's `cryptography` (python3-cryptography 48.0.0):
     ///
