@@ -267,7 +267,7 @@ let package = Package(
         // writes the seed corpora.
         .executableTarget(
             name: "PasskeyFuzz",
-            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto", "IdentityCore", "JOSE", "AppleSignedData"],
+            dependencies: ["WebAuthnCore", "WebAuthnModel", "CBORCodec", "COSECrypto", "IdentityCore", "JOSE", "AppleSignedData", "SealedState"],
             swiftSettings: strictSettings
         ),
 

@@ -8,7 +8,7 @@
 #   --jobs N           how many targets run at once (default 1: one after another)
 #   --timeout SECONDS  libFuzzer's limit for one input, wall clock (default 10; long runs beside other work
 #                      want more: a starved process is not a slow input)
-#   TARGET             cbor authdata cose-key attestation json base64 jws idtoken appstore appattest (default: all, in that order)
+#   TARGET             cbor authdata cose-key attestation json base64 jws idtoken appstore appattest sealed (default: all, in that order)
 #
 # Builds `passkeyd-fuzz` in release mode with `-DFUZZING -sanitize=fuzzer,address` under .build-fuzz (never .build),
 # writes the seed corpora from ../shared/vectors (PASSKEYD_VECTORS overrides) to var/fuzz/seeds/TARGET, keeps what
@@ -22,7 +22,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
-all_targets=(cbor authdata cose-key attestation json base64 jws idtoken appstore appattest)
+all_targets=(cbor authdata cose-key attestation json base64 jws idtoken appstore appattest sealed)
 seconds=60
 jobs=1
 input_timeout=10

@@ -19,6 +19,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case idToken = "idtoken"
     case appStore = "appstore"
     case appAttest = "appattest"
+    case sealed
 
     /// Runs one input.
     /// - Returns: whether the input was accepted (decoded, imported, verified) by the code under test.
@@ -35,6 +36,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .idToken: FuzzTarget.idToken(input)
         case .appStore: FuzzTarget.appStore(input)
         case .appAttest: FuzzTarget.appAttest(input)
+        case .sealed: FuzzTarget.sealed(input)
         }
     }
 

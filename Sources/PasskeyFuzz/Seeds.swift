@@ -106,6 +106,9 @@ enum Seeds {
             }
         }
 
+        // Sealed ceremony state: boxes the target's own ring seals (no vectors needed).
+        for box in FuzzTarget.sealedSeeds { add(.sealed, box) }
+
         for (target, inputs) in seeds {
             let directory = output + "/" + target.rawValue
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

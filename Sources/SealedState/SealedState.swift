@@ -13,6 +13,8 @@ public import PasskeyErrors
 //     plaintext     = random (16) ‖ expiry (4, big-endian seconds since 1970) ‖ payload
 //     associated    = "passkeyd.sealed.v1" ‖ 0x00 ‖ kind ‖ 0x00 ‖ relying party id ‖ 0x00 ‖ key id (4)
 //
+// The expiry field holds 1970-01-01 to 2106-02-07T06:28:15Z; seal refuses an expiry outside it rather than move it.
+//
 // The kind and the relying party are bound as associated data, so a registration challenge never opens as a sign-in,
 // an ID-token session or an App Attest challenge, and a challenge of one relying party never opens at another. The
 // 128 random bits make every box unique even for equal payloads (and a fresh nonce is drawn for each box). The
@@ -46,7 +48,8 @@ public struct CeremonyKey: Sendable, Hashable {
     /// Boxes are sealed under the newest key whose ``activatesAt`` has passed; until then it only opens (so every
     /// instance holds a key before any instance seals with it).
     public let activatesAt: Date
-    /// After this the key neither seals nor opens (its boxes have all expired by then).
+    /// After this the key neither seals nor opens. It seals only boxes that expire before it retires, so each box
+    /// it sealed opens until its expiry (retire it at least the clock skew after the longest box's lifetime).
     public let retiresAt: Date
 
     /// - Throws: ``SealedStateError/Code/keyInvalid`` when the secret is not 32 bytes.
@@ -71,6 +74,18 @@ public struct CeremonyKey: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
+/// The secret never appears in a description, a debug description or a mirror (`dump`), so a key or a ring that
+/// reaches a log line or an error's reason shows its id and times only.
+extension CeremonyKey: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        "CeremonyKey(id: \(id), activatesAt: \(activatesAt), retiresAt: \(retiresAt), secret: redacted)"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "activatesAt": activatesAt, "retiresAt": retiresAt], displayStyle: .struct)
+    }
+}
+
 /// The keys an instance holds: the one that seals now and every one that may still open a box in flight.
 public struct CeremonyKeyRing: Sendable, Hashable {
     /// By activation, oldest first.
@@ -80,14 +95,25 @@ public struct CeremonyKeyRing: Sendable, Hashable {
         self.keys = keys.sorted { ($0.activatesAt, $0.id) < ($1.activatesAt, $1.id) }
     }
 
-    /// The key that seals at `now`: the newest one already active and not retired; nil when there is none.
-    public func sealingKey(at now: Date) -> CeremonyKey? {
-        keys.last { $0.activatesAt <= now && now < $0.retiresAt }
+    /// The key that seals at `now`: the newest one already active and not retired and, given a box's `expiresAt`,
+    /// not retired at that expiry either (else the box would stop opening before it expires); nil when there is none.
+    public func sealingKey(at now: Date, until expiresAt: Date? = nil) -> CeremonyKey? {
+        keys.last { key in
+            key.activatesAt <= now && now < key.retiresAt && (expiresAt.map { $0 < key.retiresAt } ?? true)
+        }
     }
 
-    /// The key with this id that may open at `now` (not retired; a key not active yet opens, see ``CeremonyKey``).
+    /// The key with this id that may open at `now` (not retired; a key not active yet opens, see ``CeremonyKey``):
+    /// the oldest of ``openingKeys(id:at:)``, the only one when ids are unique.
     public func openingKey(id: UInt32, at now: Date) -> CeremonyKey? {
-        keys.first { $0.id == id && now < $0.retiresAt }
+        openingKeys(id: id, at: now).first
+    }
+
+    /// The keys with this id that may open at `now` (not retired; a key not active yet opens, see ``CeremonyKey``).
+    /// Ids should be unique in a ring; when two keys share one (an id reused with a new secret), a box is tried
+    /// under each, so the one the newer key sealed opens as well as the older key's.
+    public func openingKeys(id: UInt32, at now: Date) -> [CeremonyKey] {
+        keys.filter { $0.id == id && now < $0.retiresAt }
     }
 }
 
@@ -102,12 +128,16 @@ public struct SealedStateError: CodedError {
         public static let unknown = Code(rawValue: "challenge_unknown_or_expired")
         /// An authentic box whose expiry (plus the allowed clock skew) has passed.
         public static let expired = Code(rawValue: "challenge_expired")
-        /// No key may seal now (the ring is empty or every key retired): a server-side fault.
+        /// No key may seal now (the ring is empty, every key retired, or none stays unretired until the box's
+        /// expiry): a server-side fault.
         public static let noSealingKey = Code(rawValue: "ceremony_key_unavailable")
         /// A key that is not 32 bytes.
         public static let keyInvalid = Code(rawValue: "ceremony_key_invalid")
         /// The payload is too large to seal (over ``SealedState/maximumPayload``).
         public static let payloadTooLarge = Code(rawValue: "sealed_payload_too_large")
+        /// An expiry the box cannot carry: before 1970, after 2106-02-07T06:28:15Z, or not a number (a caller's fault;
+        /// moving it into range would make the box open longer, or never).
+        public static let expiryOutOfRange = Code(rawValue: "sealed_expiry_out_of_range")
     }
 
     public let code: Code
@@ -154,8 +184,10 @@ public enum SealedState {
     /// Seals `payload` for `kind` at relying party `rpID` under the ring's sealing key.
     /// - Parameters:
     ///   - expiresAt: when the box stops opening (whole seconds; a fraction is rounded up).
-    ///   - random: randomness, `random(n)` returns n unpredictable bytes (injected; production uses OpenSSL).
-    /// - Throws: ``SealedStateError/Code/noSealingKey`` or ``SealedStateError/Code/payloadTooLarge``.
+    ///   - random: randomness, `random(n)` returns n unpredictable bytes (injected; production uses OpenSSL). Any
+    ///     other count is a programming error and stops the process.
+    /// - Throws: ``SealedStateError/Code/noSealingKey``, ``SealedStateError/Code/payloadTooLarge`` or
+    ///   ``SealedStateError/Code/expiryOutOfRange``.
     public static func seal(
         _ payload: [UInt8], kind: SealedStateKind, rpID: String, expiresAt: Date, ring: CeremonyKeyRing, now: Date,
         random: (Int) -> [UInt8]
@@ -163,9 +195,19 @@ public enum SealedState {
         guard payload.count <= maximumPayload else {
             throw SealedStateError(.payloadTooLarge, "\(payload.count) bytes over \(maximumPayload)")
         }
-        guard let key = ring.sealingKey(at: now) else { throw SealedStateError(.noSealingKey, "no ceremony key is active") }
-        let expiry = UInt32(clamping: Int64(expiresAt.timeIntervalSince1970.rounded(.up)))
+        // Compared as a Double first: converting an infinite, NaN or huge value to an integer traps. NaN fails both.
+        let seconds = expiresAt.timeIntervalSince1970.rounded(.up)
+        guard seconds >= 0, seconds <= Double(UInt32.max) else {
+            throw SealedStateError(.expiryOutOfRange, "expiry \(seconds) is outside 0...\(UInt32.max) seconds since 1970")
+        }
+        let expiry = UInt32(seconds)
+        guard let key = ring.sealingKey(at: now, until: Date(timeIntervalSince1970: seconds)) else {
+            throw SealedStateError(.noSealingKey, "no ceremony key is active until the box's expiry")
+        }
         var plaintext = random(randomLength)
+        precondition(plaintext.count == randomLength, "random(\(randomLength)) returned \(plaintext.count) bytes")
+        let nonce = random(AEAD.nonceLength)
+        precondition(nonce.count == AEAD.nonceLength, "random(\(AEAD.nonceLength)) returned \(nonce.count) bytes")
         plaintext.reserveCapacity(randomLength + 4 + payload.count)
         plaintext += [UInt8(expiry >> 24), UInt8(expiry >> 16 & 0xff), UInt8(expiry >> 8 & 0xff), UInt8(expiry & 0xff)]
         plaintext += payload
@@ -173,7 +215,7 @@ public enum SealedState {
         let box: [UInt8]
         do {
             box = try AEAD.seal(
-                plaintext, key: key.secret, nonce: random(AEAD.nonceLength),
+                plaintext, key: key.secret, nonce: nonce,
                 associatedData: associatedData(kind: kind, rpID: rpID, keyID: keyID))
         } catch {
             throw SealedStateError(.keyInvalid, "sealing failed: \(error)")
@@ -186,23 +228,28 @@ public enum SealedState {
     }
 
     /// Opens a box sealed by ``seal(_:kind:rpID:expiresAt:ring:now:random:)`` for the same kind and relying party.
+    /// Bytes longer than the longest box seal makes (``overhead`` + ``maximumPayload``) are refused before any
+    /// decryption.
     /// - Parameter skew: how far another instance's clock may be behind (`PASSKEYD_CLOCK_SKEW`): a box is refused as
     ///   expired only once `now` is past its expiry plus `skew`.
     /// - Throws: ``SealedStateError/Code/unknown`` (does not open) or ``SealedStateError/Code/expired``.
     public static func open(
         _ sealed: [UInt8], kind: SealedStateKind, rpID: String, ring: CeremonyKeyRing, now: Date, skew: TimeInterval
     ) throws(SealedStateError) -> OpenedState {
-        guard sealed.count >= overhead, sealed[0] == version else {
+        guard sealed.count >= overhead, sealed.count <= overhead + maximumPayload, sealed[0] == version else {
             throw SealedStateError(.unknown, "not a sealed state (\(sealed.count) bytes)")
         }
         let keyID = Array(sealed[1..<5])
         let id = UInt32(keyID[0]) << 24 | UInt32(keyID[1]) << 16 | UInt32(keyID[2]) << 8 | UInt32(keyID[3])
-        guard let key = ring.openingKey(id: id, at: now) else { throw SealedStateError(.unknown, "no usable key \(id)") }
-        let plaintext: [UInt8]
-        do {
-            plaintext = try AEAD.open(
-                Array(sealed[5...]), key: key.secret, associatedData: associatedData(kind: kind, rpID: rpID, keyID: keyID))
-        } catch {
+        let keys = ring.openingKeys(id: id, at: now)
+        guard !keys.isEmpty else { throw SealedStateError(.unknown, "no usable key \(id)") }
+        let box = Array(sealed[5...])
+        let associated = associatedData(kind: kind, rpID: rpID, keyID: keyID)
+        var opened: [UInt8]?
+        for key in keys where opened == nil {
+            opened = try? AEAD.open(box, key: key.secret, associatedData: associated)
+        }
+        guard let plaintext = opened else {
             throw SealedStateError(.unknown, "the box does not open for \(kind.rawValue)")
         }
         let at = randomLength
