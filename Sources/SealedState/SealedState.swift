@@ -201,7 +201,9 @@ public enum SealedState {
             throw SealedStateError(.expiryOutOfRange, "expiry \(seconds) is outside 0...\(UInt32.max) seconds since 1970")
         }
         let expiry = UInt32(seconds)
-        guard let key = ring.sealingKey(at: now, until: Date(timeIntervalSince1970: seconds)) else {
+        // The expiry asked for, not the second it is rounded up to: with no clock skew a slot key retires exactly
+        // when its longest box, sealed just before the next slot, would expire rounded up.
+        guard let key = ring.sealingKey(at: now, until: expiresAt) else {
             throw SealedStateError(.noSealingKey, "no ceremony key is active until the box's expiry")
         }
         var plaintext = random(randomLength)

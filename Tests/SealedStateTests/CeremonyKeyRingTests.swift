@@ -100,6 +100,11 @@ import Testing
             } == .noSealingKey, "at retiresAt the box would no longer open")
         let short = try Fixture.seal([1], ring: alone, expiresAt: retiring.retiresAt.addingTimeInterval(-1))
         #expect(Fixture.refusal(short, ring: alone, now: retiring.retiresAt.addingTimeInterval(-1), skew: 0) == nil)
+        // The expiry asked for decides, not the whole second it is rounded up to: a box asked to expire half a second
+        // before the key retires is sealed (with no clock skew a slot key's longest box ends just so) and opens until
+        // then.
+        let rounded = try Fixture.seal([1], ring: alone, expiresAt: retiring.retiresAt.addingTimeInterval(-0.5))
+        #expect(Fixture.refusal(rounded, ring: alone, now: retiring.retiresAt.addingTimeInterval(-0.5), skew: 0) == nil)
 
         let longer = try Fixture.key(2, fill: 0x22, activates: -172_800, retires: 86_400)
         let both = CeremonyKeyRing(keys: [retiring, longer])
