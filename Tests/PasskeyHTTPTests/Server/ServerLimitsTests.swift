@@ -192,9 +192,14 @@ struct ServerLimitsTests {
             #expect(refused.hasPrefix("HTTP/1.1 400") && refused.contains(#""code":"malformed_request""#), "\(refused.prefix(120))")
 
             // A normal request on a fresh connection still works, with keep-alive.
-            let normal = try RawConnection(port: port)
-            normal.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            let reply = normal.readAll(timeout: .seconds(2))
+            // Up to three fresh connections, as PoliteClient: on two busy cores the server's 1 s idle timer can close
+            // a fresh connection before its loop reads the request (an empty reply), which is not a refusal.
+            var reply = ""
+            for _ in 0..<3 where !reply.hasPrefix("HTTP/1.1 200") {
+                let normal = try RawConnection(port: port)
+                normal.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                reply = normal.readAll(timeout: .seconds(2))
+            }
             #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(80))")
         }
     }
