@@ -26,7 +26,7 @@ user (per-user pending cap: 429 too_many_pending_ceremonies), 30 % registration 
 
 Stateless ceremonies (FLOOD_STATELESS=1: passkeyd has ceremony keys, so a begin writes nothing): there are no
 pending-ceremony caps to reach; phase B goes on until the flood has sent FLOOD_MIN_REQUESTS (default 100,000)
-requests or 120 s passed, and the sampler counts every row a ceremony can leave (`ceremonies` plus
+requests or 240 s passed, and the sampler counts every row a ceremony can leave (`ceremonies` plus
 `consumed_challenges`). It fails when that count ever exceeds what the legitimate client's finishes and the set-up
 wrote (a begin wrote something), on any 5xx or transport error, or when phase A saw no 429 rate_limited.
 
@@ -290,7 +290,7 @@ def main():
         start = now()
         phase = name
         end = start + seconds
-        while now() < end or (STATELESS and name == "B" and flood_total() < MIN_REQUESTS and now() < start + 120):
+        while now() < end or (STATELESS and name == "B" and flood_total() < MIN_REQUESTS and now() < start + 240):
             time.sleep(min(5.0, max(0.5, end - now())))
             progress(name)
         phase_times[name] = (start, now())
@@ -382,14 +382,15 @@ def report(rss_warm, rss_end, alive, phase_times, rows_at_flood_end, drain_start
         print(f"flood-test: purge under the flood: at most {max(s[3] for s in expired_during_flood)} expired rows waiting, "
               f"oldest expired row at most {max(s[4] for s in expired_during_flood):.1f} s past its expiry")
     drain_samples = [s for s in good if s[0] == "drain"]
-    print(f"flood-test: drain: {rows_at_flood_end} rows at the flood's end; "
-          + (f"every row the flood wrote expired and purged {drained_at - drain_start:.1f} s after it ({rows_at_drain_end} rows then)"
-             if drained_at is not None else
-             f"after {phase_times['drain'][1] - drain_start:.1f} s (the budget) "
-             f"{drain_samples[-1][2] if drain_samples else '?'} rows left, {drain_samples[-1][3] if drain_samples else '?'} of them expired "
-             f"(oldest {drain_samples[-1][4] if drain_samples else '?'} s past expiry)")
-          + (f"; drain samples (t s: rows/expired) " + " ".join(f"{s[1]:.0f}:{s[2]}/{s[3]}" for s in drain_samples[::2])
-             if drain_samples else ""))
+    if not STATELESS:
+        print(f"flood-test: drain: {rows_at_flood_end} rows at the flood's end; "
+              + (f"every row the flood wrote expired and purged {drained_at - drain_start:.1f} s after it ({rows_at_drain_end} rows then)"
+                 if drained_at is not None else
+                 f"after {phase_times['drain'][1] - drain_start:.1f} s (the budget) "
+                 f"{drain_samples[-1][2] if drain_samples else '?'} rows left, {drain_samples[-1][3] if drain_samples else '?'} of them expired "
+                 f"(oldest {drain_samples[-1][4] if drain_samples else '?'} s past expiry)")
+              + (f"; drain samples (t s: rows/expired) " + " ".join(f"{s[1]:.0f}:{s[2]}/{s[3]}" for s in drain_samples[::2])
+                 if drain_samples else ""))
     growth_mb = (rss_peak - rss_warm) / 1024 if rss_peak and rss_warm else None
     print(f"flood-test: passkeyd VmRSS: {rss_warm / 1024:.1f} MB after warm-up, peak {rss_peak / 1024:.1f} MB, "
           f"end {rss_end / 1024 if rss_end else float('nan'):.1f} MB (growth {growth_mb:.1f} MB; bound {RSS_BOUND_MB:.0f} MB)"

@@ -5,7 +5,7 @@
 #                                    set (a postgresql:// URI; its database is used, user names are unique per run)
 #
 # With ceremony keys (PASSKEYD_KEY_ENCRYPTION_KEY_FILE or PASSKEYD_CEREMONY_KEY_FILES set, as the test command sets
-# them) ceremonies are stateless and the run checks instead that the flood (at least 100,000 begins) leaves no row
+# them) ceremonies are stateless and the run checks instead that the flood (at least 100,000 begins, phase B running up to 240 s to send them) leaves no row
 # and no 5xx while the legitimate client keeps signing in (flood-load.py, FLOOD_STATELESS).
 #
 # Starts passkeyd on a free loopback port with a small global cap (PASSKEYD_PENDING_MAX=${FLOOD_CAP:-3000}),
