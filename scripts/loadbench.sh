@@ -9,7 +9,8 @@
 # with the durability settings read back from the server (SHOW), then every phase.
 #
 #   scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
-#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]
+#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]]
+#                        [--table-ceremonies] [--out FILE]
 #
 #   --table-ceremonies
 #                    passkeyd without ceremony keys: ceremonies in the ceremonies table (the default gives passkeyd a
@@ -53,9 +54,9 @@
 # the database passkeyd_loadbench (with --million also passkeyd_loadbench_million; dev data in database "passkeyd" is
 # never touched), start passkeyd on a free loopback port (with --million a second one on the second database; log
 # level warning, metrics on, challenge TTL 3600 s so pre-signed ceremonies outlive long runs), run the load generator
-# (given the same RP id, origin and challenge TTL: rp_id, origin and challenge_ttl below are the one place they are
-# set), stop passkeyd, put the summary together (the title, the load generator's lead var/loadbench/lead.md, then
-# environment.md and phases.md) and stop PostgreSQL if this script started it.
+# (given the same RP id and origin: rp_id, origin and challenge_ttl below are the one place they are set), stop
+# passkeyd, put the summary together (the title, the load generator's lead var/loadbench/lead.md, then environment.md
+# and phases.md) and stop PostgreSQL if this script started it.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -82,7 +83,7 @@ while (($#)); do
     --compare-binary) compare_binary="$2"; shift ;;
     --compare-label) compare_label="$2"; shift ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--table-ceremonies] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -164,8 +165,9 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
-# The relying party: passkeyd gets it through its environment, the load generator as --rp-id, --origin and
-# --challenge-ttl (it seeds credentials for this RP id, claims this origin and pre-signs ceremonies that live as long).
+# The relying party: passkeyd gets it through its environment, the load generator as --rp-id and --origin (it seeds
+# credentials for this RP id and claims this origin); pre-signed ceremonies are begun over HTTP, so they live as long
+# as passkeyd's challenge lifetime says (an hour: long enough for any phase).
 rp_id=localhost origin="http://localhost:8080" challenge_ttl=3600
 export PASSKEYD_LOG_LEVEL=warning PASSKEYD_METRICS=on PASSKEYD_CHALLENGE_TTL="$challenge_ttl" PASSKEYD_MIGRATIONS="$repo/Migrations"
 export PASSKEYD_ORIGINS="$origin" PASSKEYD_RP_ID="$rp_id"
@@ -284,7 +286,7 @@ rm -f "$title" "$environment" "$phases" "$lead"
 echo "## ${tag}Phases" >"$phases"
 echo >>"$phases"
 
-loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --rp-id "$rp_id" --origin "$origin" --challenge-ttl "$challenge_ttl"
+loadgen=("$bin/passkeyd-loadgen" --database-url "$bench_url" --rp-id "$rp_id" --origin "$origin"
     --postgres-pid "$pg_pid" --concurrency "$concurrency" --seconds "$seconds" --presigned "$presigned" --warmup "$warmup"
     --work-dir "$work" --out "$phases")
 if [[ -n $tag ]]; then loadgen+=(--non-durable); fi

@@ -154,13 +154,13 @@ func median(_ values: [Double]) -> Double {
         return markdown()
     }
 
-    /// One round of `phase` against `side`; pre-signed rounds first write their own ceremonies into that side's
-    /// database and remove the unused ones afterwards.
+    /// One round of `phase` against `side`; pre-signed rounds first begin their own ceremonies on that side (over
+    /// HTTP) and remove unused table-mode ones afterwards.
     func runRound(_ phase: ComparisonPhase, side: ComparisonSide) async throws -> ComparisonRound {
         let result: PhaseResult
         switch phase {
         case .presigned:
-            let prepared = try presign(count: options.presigned, seeder: side.seeder, workingSet: side.workingSet)
+            let prepared = try await presign(count: options.presigned, group: group, endpoints: side.endpoints, workingSet: side.workingSet)
             result = try await runPhase(
                 phase.title, concurrency: concurrency, duration: options.seconds, limit: prepared.count, options: side.options,
                 group: group, endpoints: side.endpoints, operation: presignedFinish(prepared))
@@ -194,12 +194,12 @@ func median(_ values: [Double]) -> Double {
         let how: String
         if buildComparison {
             how = String(
-                format: "Two builds of passkeyd, each on its own database of %@ users with one ES256 credential (working set %@): A %@, B %@. Both are driven by this one load generator in alternating rounds A, B, A, B, … (%d each per phase, concurrency %d, each round at most %.0f s or %d requests, pre-signed: %d ceremonies written into that side's database before each round), so the machine's drift affects both sides alike; server CPU per operation is passkeyd's plus PostgreSQL's whole process tree, read from /proc around each round. Each side had a %.0f s begin + finish warm-up first (not in the table). Every response is checked.",
+                format: "Two builds of passkeyd, each on its own database of %@ users with one ES256 credential (working set %@): A %@, B %@. Both are driven by this one load generator in alternating rounds A, B, A, B, … (%d each per phase, concurrency %d, each round at most %.0f s or %d requests, pre-signed: %d ceremonies begun over HTTP on that side and signed before each round, not measured), so the machine's drift affects both sides alike; server CPU per operation is passkeyd's plus PostgreSQL's whole process tree, read from /proc around each round. Each side had a %.0f s begin + finish warm-up first (not in the table). Every response is checked.",
                 grouped(a.credentials), grouped(a.workingSet.count), a.label ?? "", b.label ?? "", options.repeats, concurrency,
                 options.seconds, options.requests, options.presigned, options.warmup)
         } else {
             how = String(
-                format: "Two passkeyd processes, each on its own database: A with %@ users (the run above), B with %@ (one ES256 credential each, seeded in %.1f s; working set %@ credentials). Both are driven by this one load generator in alternating rounds A, B, A, B, … (%d each per phase, concurrency %d, each round at most %.0f s or %d requests, pre-signed: %d ceremonies written into that side's database before each round), so the machine's drift affects both sides alike. Each side had a %.0f s begin + finish warm-up first (not in the table). Every response is checked.",
+                format: "Two passkeyd processes, each on its own database: A with %@ users (the run above), B with %@ (one ES256 credential each, seeded in %.1f s; working set %@ credentials). Both are driven by this one load generator in alternating rounds A, B, A, B, … (%d each per phase, concurrency %d, each round at most %.0f s or %d requests, pre-signed: %d ceremonies begun over HTTP on that side and signed before each round, not measured), so the machine's drift affects both sides alike. Each side had a %.0f s begin + finish warm-up first (not in the table). Every response is checked.",
                 grouped(a.credentials), grouped(b.credentials), seedSeconds, grouped(b.workingSet.count), options.repeats, concurrency,
                 options.seconds, options.requests, options.presigned, options.warmup)
         }

@@ -1,7 +1,8 @@
 // What a virtual user does in one iteration of a phase, and the checks of passkeyd's answers: authentication begin
 // + sign + finish, registration begin + create + finish, and the finish of a pre-signed ceremony (with presign,
-// which writes those ceremonies and signs their assertions before the phase).
+// which begins those ceremonies over HTTP and signs their assertions before the phase).
 import Foundation
+import NIOCore
 import WebAuthnCore
 import WebAuthnModel
 import WebAuthnTestSupport
@@ -116,26 +117,40 @@ func makeRegistration(prefix: String) -> @Sendable (Connections, Int) async -> O
     }
 }
 
-/// Pending ceremonies written into `seeder`'s table and their assertions signed up front with credentials of
-/// `workingSet` (not measured).
-func presign(count: Int, seeder: Seeder, workingSet: [SoftCredential]) throws -> [(body: [UInt8], credentialID: String)] {
-    var ceremonies: [(challenge: [UInt8], state: [UInt8], expiresAt: Date)] = []
-    var requests: [(body: [UInt8], credentialID: String)] = []
-    ceremonies.reserveCapacity(count)
-    requests.reserveCapacity(count)
-    let encoder = JSONEncoder()
-    for _ in 0..<count {
-        // What POST /v1/authentication/begin {} does, minus HTTP: a discoverable request and its state.
-        let (request, state) = relyingParty.beginAuthentication(allowCredentials: [], userHandle: nil, now: Date())
-        ceremonies.append((state.challenge, state.stateBytes, state.expiresAt))
-        var credential = workingSet.randomElement()!
-        var knobs = AssertionKnobs(origin: origin)
-        knobs.counterIncrement = 0
-        let assertion = try SoftAuthenticator.authenticate(options: request, credential: &credential, knobs: knobs)
-        requests.append((Array(try encoder.encode(FinishBody(credential: assertion))), assertion.id))
+/// Ceremonies begun over HTTP (`POST /v1/authentication/begin {}`, discoverable, 16 connections spread over the
+/// instances) and their assertions signed up front with credentials of `workingSet`; none of it is measured. The
+/// server keeps whatever its begins keep (sealed challenges: nothing; the ceremonies table: one row each), so the
+/// finishes measure what a real finish costs on either path, and any server with this API can be driven.
+func presign(count: Int, group: any EventLoopGroup, endpoints: [(host: String, port: Int)], workingSet: [SoftCredential]) async throws
+    -> [(body: [UInt8], credentialID: String)]
+{
+    let ticket = Ticket()
+    let parts = try await withThrowingTaskGroup(of: [(Int, [UInt8], String)].self) { tasks in
+        for _ in 0..<16 {
+            let connections = try await Connections.connect(group: group, endpoints: endpoints)
+            tasks.addTask {
+                defer { Task { await connections.close() } }
+                var made: [(Int, [UInt8], String)] = []
+                let encoder = JSONEncoder()
+                while case let index = ticket.next(), index < count {
+                    let begin = try await connections.begin(index).post("/v1/authentication/begin", Array("{}".utf8))
+                    guard begin.status == 200, let answer = try? JSONDecoder().decode(BeginAuthenticationAnswer.self, from: Data(begin.body)) else {
+                        throw Fail(description: describe(begin, "pre-signing: authentication begin"))
+                    }
+                    var credential = workingSet.randomElement()!
+                    var knobs = AssertionKnobs(origin: origin)
+                    knobs.counterIncrement = 0  // as in the mixed phase: counter 0 stays 0, concurrent uses never race
+                    let assertion = try SoftAuthenticator.authenticate(options: answer.publicKey, credential: &credential, knobs: knobs)
+                    made.append((index, Array(try encoder.encode(FinishBody(credential: assertion))), assertion.id))
+                }
+                return made
+            }
+        }
+        var all: [(Int, [UInt8], String)] = []
+        for try await part in tasks { all += part }
+        return all
     }
-    try seeder.insertCeremonies(ceremonies)
-    return requests
+    return parts.sorted { $0.0 < $1.0 }.map { (body: $0.1, credentialID: $0.2) }
 }
 
 /// POST /v1/authentication/finish of pre-signed request `index` (round-robin over the instances), checked.

@@ -1,5 +1,5 @@
 // The command line of passkeyd-loadgen: what to drive (URLs, database, server and PostgreSQL pids), the relying party
-// passkeyd was started with (--rp-id, --origin, --challenge-ttl: required, with no defaults here, so the values live
+// passkeyd was started with (--rp-id, --origin: required, with no defaults here, so the values live
 // in one place, scripts/loadbench.sh), the phases and their limits, the outputs and the interleaved comparison. A bad
 // or missing option exits 2 with the usage.
 import Foundation
@@ -9,14 +9,11 @@ struct Options {
     var urls = ["http://127.0.0.1:18090"]
     var databaseURL = ""
     /// passkeyd's RP id (--rp-id, its PASSKEYD_RP_ID): the rpIdHash of the seeded credentials' authenticator data
-    /// and the rpId of pre-signed requests.
+    /// (the software authenticator checks the rpId of each request against it).
     var rpID = ""
     /// The origin the client data of every assertion and registration claims (--origin): one of passkeyd's
     /// PASSKEYD_ORIGINS.
     var origin = ""
-    /// passkeyd's challenge lifetime in seconds (--challenge-ttl, its PASSKEYD_CHALLENGE_TTL): the expiry of the
-    /// ceremonies pre-signed here, as passkeyd's begin would have set it.
-    var challengeTTL = 0
     var credentials = 10_000
     var workingSet = 50_000
     var concurrencies = [16, 64]
@@ -59,7 +56,7 @@ struct Options {
     var nonDurable = false
 
     static let usage = """
-        usage: passkeyd-loadgen --url URL[,URL…] --database-url PGURL --rp-id RPID --origin ORIGIN --challenge-ttl S
+        usage: passkeyd-loadgen --url URL[,URL…] --database-url PGURL --rp-id RPID --origin ORIGIN
                [--credentials N] [--working-set W] [--concurrency 16,64] [--seconds S] [--requests R] [--presigned P]
                [--warmup S] [--soak S] [--phases presigned,mixed,registration]
                [--server-pid PID[,PID…]] [--postgres-pid PID] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
@@ -84,7 +81,6 @@ struct Options {
             case "--database-url": databaseURL = value(argument)
             case "--rp-id": rpID = value(argument)
             case "--origin": origin = value(argument)
-            case "--challenge-ttl": challengeTTL = number(argument)
             case "--credentials": credentials = number(argument)
             case "--working-set": workingSet = number(argument)
             case "--concurrency": concurrencies = value(argument).split(separator: ",").compactMap { Int($0) }
@@ -125,12 +121,9 @@ struct Options {
         }
         if databaseURL.isEmpty { Self.fail("--database-url is required") }
         // The relying party passkeyd runs with: required, since a guess that differs from passkeyd's would make every
-        // ceremony fail (or pre-signed ones expire early) rather than measure anything.
+        // ceremony fail rather than measure anything.
         if rpID.isEmpty { Self.fail("--rp-id is required: the RP id passkeyd was started with (PASSKEYD_RP_ID)") }
         if origin.isEmpty { Self.fail("--origin is required: an origin passkeyd accepts (one of its PASSKEYD_ORIGINS)") }
-        if challengeTTL < 1 {
-            Self.fail("--challenge-ttl is required: passkeyd's challenge lifetime in seconds (PASSKEYD_CHALLENGE_TTL), at least 1")
-        }
         if concurrencies.isEmpty { Self.fail("--concurrency needs at least one number") }
         if urls.isEmpty { Self.fail("--url needs at least one URL") }
         if compareURLs.isEmpty != compareDatabaseURL.isEmpty { Self.fail("--compare-url and --compare-database-url go together") }

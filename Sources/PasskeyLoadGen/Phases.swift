@@ -33,7 +33,7 @@ struct RSSReadings {
     if options.phases.contains("presigned") {
         for concurrency in options.concurrencies {
             log("pre-signing \(options.presigned) finishes for concurrency \(concurrency)")
-            let prepared = try presign(count: options.presigned, seeder: seeder, workingSet: workingSet)
+            let prepared = try await presign(count: options.presigned, group: group, endpoints: endpoints, workingSet: workingSet)
             var perf: pid_t?
             if concurrency == maxConcurrency, let output = options.perfOutput, !options.serverPIDs.isEmpty {
                 // Records the whole phase (every instance); stopped with SIGINT when it ends.
@@ -52,7 +52,7 @@ struct RSSReadings {
                 while waitpid(perf, &status, 0) == -1 && errno == EINTR {}
                 log("perf record: wait status \(status), \(options.perfOutput ?? "")")
             }
-            // Ceremonies a time-bounded phase did not use would only sit in the table until the purge: remove them.
+            // Table-mode ceremonies a time-bounded phase did not use would only sit in the table until the purge.
             try psql(options.databaseURL, "DELETE FROM ceremonies")
         }
     }

@@ -146,26 +146,6 @@ struct Seeder {
         try? FileManager.default.removeItem(at: credentialsURL)
         return kept
     }
-
-    /// Inserts pending authentication ceremonies (challenge, state, expiry) with one COPY.
-    func insertCeremonies(_ ceremonies: [(challenge: [UInt8], state: [UInt8], expiresAt: Date)]) throws {
-        let url = directory.appendingPathComponent("ceremonies.csv")
-        var lines: [UInt8] = []
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        for ceremony in ceremonies {
-            CSV.bytea(ceremony.challenge, into: &lines)
-            CSV.text(",authentication,,", into: &lines)
-            CSV.bytea(ceremony.state, into: &lines)
-            CSV.text(",\(formatter.string(from: ceremony.expiresAt))\n", into: &lines)
-        }
-        try Data(lines).write(to: url)
-        try psql(databaseURL, "\\copy ceremonies (challenge, kind, user_handle, state, expires_at) FROM '\(url.path)' WITH (FORMAT csv)")
-        try? FileManager.default.removeItem(at: url)
-        // Statistics as a server that has been running would have them (autovacuum would analyze the table a few
-        // seconds into the phase, and its work would count as PostgreSQL's CPU of the phase).
-        try psql(databaseURL, "ANALYZE ceremonies")
-    }
 }
 
 /// A value behind a lock, for results gathered from concurrentPerform.

@@ -1,11 +1,11 @@
 // passkeyd-loadgen: the load generator of scripts/loadbench.sh (see docs/benchmark.md).
 //
-// Against a running passkeyd (release build), told the relying party passkeyd was started with (--rp-id, --origin,
-// --challenge-ttl: required; scripts/loadbench.sh passes the values it starts passkeyd with), it:
+// Against a running passkeyd (release build), told the relying party passkeyd was started with (--rp-id and --origin,
+// required; scripts/loadbench.sh passes the values it starts passkeyd with), it:
 //   1. seeds N users, each with one ES256 credential (real key generation; CSV + psql \copy), keeping the private
 //      keys of a uniformly chosen working set;
 //   2. warm-up: authentication begin + finish for a few seconds;
-//   3. presigned: pending ceremonies are written straight into the ceremonies table (COPY), their assertions are
+//   3. presigned: ceremonies are begun over HTTP (POST /v1/authentication/begin, not measured), their assertions are
 //      signed up front, and only POST /v1/authentication/finish is measured, at each concurrency;
 //   4. mixed: POST /v1/authentication/begin over HTTP, sign in this process, POST …/finish, at each concurrency;
 //   5. registration: POST /v1/registration/begin, create the credential in this process (key generation,
@@ -27,7 +27,7 @@
 // concurrency, so the machine's drift affects both sides alike; medians and their ratio B / A go to the summary.
 //
 // The files of this folder, one job each: main.swift the top-level flow; Options.swift the command line; Seed.swift
-// the users, credentials and pending ceremonies written through psql; HTTPClient.swift the HTTP/1.1 keep-alive
+// the users and credentials written through psql; HTTPClient.swift the HTTP/1.1 keep-alive
 // client; Operations.swift what a virtual user does per iteration and the checks of the answers; PhaseRunner.swift
 // running one phase; Phases.swift the main run's phases in order; CPU.swift and Processes.swift the readings from
 // /proc (CPU, RSS) and starting psql or perf; Report.swift the table rows, the Markdown section and --results;
@@ -39,14 +39,6 @@ import WebAuthnCore
 
 let options = Options(CommandLine.arguments)
 let endpoints = parseEndpoints(options.urls, "--url")
-/// passkeyd's relying party as far as this process uses it: the RP id (seeded credentials, pre-signed requests) and
-/// the challenge lifetime (the expiry of pre-signed ceremonies). The rest are the engine's defaults (user verification
-/// required, passkeyd's default too; the software authenticator verifies anyway); the name is in no request or state.
-let relyingParty: RelyingParty = {
-    var relyingParty = RelyingParty(id: options.rpID, name: "passkeyd-loadgen", allowedOrigins: [options.origin])
-    relyingParty.challengeTimeout = .seconds(options.challengeTTL)
-    return relyingParty
-}()
 /// The origin the assertions and registrations claim (--origin).
 let origin = options.origin
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -71,7 +63,7 @@ let rssStart = rssKiB(options.serverPIDs)
 log("\(options.label): seeding \(options.credentials) users + credentials (working set \(min(options.workingSet, options.credentials)))")
 let seedClock = ContinuousClock.now
 let seeder = Seeder(
-    databaseURL: options.databaseURL, rpID: relyingParty.id, origin: origin, directory: URL(fileURLWithPath: options.workDirectory))
+    databaseURL: options.databaseURL, rpID: options.rpID, origin: origin, directory: URL(fileURLWithPath: options.workDirectory))
 let workingSet = try seeder.seed(count: options.credentials, workingSet: options.workingSet)
 let seedSeconds = seconds(ContinuousClock.now - seedClock)
 log(String(format: "seeded in %.1f s", seedSeconds))
