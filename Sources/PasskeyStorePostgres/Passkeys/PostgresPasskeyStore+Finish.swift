@@ -1,6 +1,7 @@
 public import Foundation
 public import LibPQ
 public import PasskeyStore
+import SealedState
 public import WebAuthnCore
 import COSECrypto
 import Synchronization
@@ -104,10 +105,22 @@ extension PostgresPasskeyStore {
         challenge: [UInt8], credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
     ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
+        try await finishSignIn(challenge: challenge, consumed: nil, credentialID: credentialID, verify: verify)
+    }
+
+    /// Both sign-in finishes, table (`consumed` nil: the ceremony row of `challenge` is read, then deleted) and sealed
+    /// (the fingerprint `consumed` is checked, then recorded): handed to the batcher when there is one, otherwise
+    /// read, verify and one write on one leased connection, in one job on its thread.
+    func finishSignIn<Outcome: Sendable>(
+        challenge: [UInt8], consumed: ConsumedFingerprint?, credentialID: [UInt8],
+        verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
+    ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
         if let finishBatcher {
             let outcome = OutcomeBox<Outcome>()
             do {
-                let (lookup, applied) = try await finishBatcher.finish(challenge: challenge, credentialID: credentialID) { lookup in
+                let (lookup, applied) = try await finishBatcher.finish(
+                    challenge: challenge, credentialID: credentialID, consumed: consumed
+                ) { lookup in
                     let (result, update) = verify(lookup)
                     outcome.value.withLock { $0 = result }
                     return update
@@ -119,15 +132,36 @@ extension PostgresPasskeyStore {
             }
         }
         return try await run { connection in
-            let read = try connection.executePrepared(Self.readAuthentication, [challenge, credentialID])
-            let found = try !read.isNull(row: 0, column: 1)
-            let lookup = try Self.authenticationLookup(from: read, row: 0, challenge: challenge)
+            let lookup: AuthenticationLookup
+            let found: Bool
+            if let consumed {
+                let read = try connection.executePrepared(Self.readSealedAuthentication, [consumed.bytes, credentialID])
+                guard try !read.decode(Bool.self, row: 0, column: 3) else {
+                    throw StoreError(.ceremonyTaken, "the challenge was used")
+                }
+                (lookup, found) = (try Self.authenticationLookup(from: read, row: 0, challenge: challenge), true)
+            } else {
+                let read = try connection.executePrepared(Self.readAuthentication, [challenge, credentialID])
+                (lookup, found) = (try Self.authenticationLookup(from: read, row: 0, challenge: challenge), try !read.isNull(row: 0, column: 1))
+            }
             let (outcome, update) = verify(lookup)
             guard let update else {
-                if found { _ = try connection.executePrepared(Self.consumeCeremony, [challenge, CeremonyKind.authentication.rawValue]) }
+                // Refused: used up all the same (single use whatever the outcome); an unknown table challenge writes nothing.
+                if let consumed {
+                    _ = try connection.executePrepared(Self.recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
+                } else if found {
+                    _ = try connection.executePrepared(Self.consumeCeremony, [challenge, CeremonyKind.authentication.rawValue])
+                }
                 return (lookup, outcome, nil)
             }
-            let written = try connection.executePrepared(Self.consumeAndApply, Self.consumeAndApplyBindings(update, challenge: challenge))
+            let written: PGResult
+            if let consumed {
+                var bindings = Self.consumeAndApplyBindings(update, challenge: consumed.bytes)
+                bindings.append(consumed.expiresAt)
+                written = try connection.executePrepared(Self.recordAndApply, bindings)
+            } else {
+                written = try connection.executePrepared(Self.consumeAndApply, Self.consumeAndApplyBindings(update, challenge: challenge))
+            }
             return (lookup, outcome, try Self.applied(written, update: update, loaded: lookup.credential, on: connection))
         }
     }

@@ -42,38 +42,7 @@ extension PostgresPasskeyStore {
         consumed: ConsumedFingerprint, credentialID: [UInt8],
         verify: @escaping @Sendable (AuthenticationLookup) -> (outcome: Outcome, update: CredentialUpdate?)
     ) async throws(StoreError) -> (lookup: AuthenticationLookup, outcome: Outcome, applied: CredentialUpdateResult?) {
-        if let finishBatcher {
-            let outcome = OutcomeBox<Outcome>()
-            do {
-                let (lookup, applied) = try await finishBatcher.finish(
-                    challenge: consumed.bytes, credentialID: credentialID, consumed: consumed
-                ) { lookup in
-                    let (result, update) = verify(lookup)
-                    outcome.value.withLock { $0 = result }
-                    return update
-                }
-                guard let result = outcome.value.withLock({ $0 }) else { throw StoreError(.unavailable, "the batch did not verify") }
-                return (lookup, result, applied)
-            } catch {
-                throw Self.storeError(error)
-            }
-        }
-        return try await run { connection in
-            let read = try connection.executePrepared(Self.readSealedAuthentication, [consumed.bytes, credentialID])
-            guard try !read.decode(Bool.self, row: 0, column: 3) else {
-                throw StoreError(.ceremonyTaken, "the challenge was used")
-            }
-            let lookup = try Self.authenticationLookup(from: read, row: 0, challenge: consumed.bytes)
-            let (outcome, update) = verify(lookup)
-            guard let update else {
-                _ = try connection.executePrepared(Self.recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
-                return (lookup, outcome, nil)
-            }
-            var bindings = Self.consumeAndApplyBindings(update, challenge: consumed.bytes)
-            bindings.append(consumed.expiresAt)
-            let written = try connection.executePrepared(Self.recordAndApply, bindings)
-            return (lookup, outcome, try Self.applied(written, update: update, loaded: lookup.credential, on: connection))
-        }
+        try await finishSignIn(challenge: consumed.bytes, consumed: consumed, credentialID: credentialID, verify: verify)
     }
 
     public func finishSealedRegistration<Outcome: Sendable>(
