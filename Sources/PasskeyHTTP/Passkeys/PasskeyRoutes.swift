@@ -46,10 +46,8 @@ extension API {
     /// `{"publicKey": options}`, with `"mediation": "conditional"` for an automatic upgrade (the client passes both to
     /// `navigator.credentials.create`).
     func beginAnswer(_ options: CreationOptionsJSON, mediation: CredentialMediation?) throws -> Response {
-        guard let mediation else { return try json(status: .ok, ["publicKey": options]) }
-        metrics.recordUpgrade("begun")
-        struct Answer: Encodable { let publicKey: CreationOptionsJSON; let mediation: String }
-        return try json(status: .ok, Answer(publicKey: options, mediation: mediation.rawValue))
+        if mediation != nil { metrics.recordUpgrade("begun") }
+        return rawJSON(status: .ok, options.answerBytes(mediation: mediation?.rawValue))
     }
 
     /// A begin's `mediation`: absent (a normal ceremony) or `"conditional"` (an automatic upgrade).
@@ -194,7 +192,7 @@ extension API {
         let extensions = try extensionInputs(members["extensions"], for: .authentication)
         if let lookup { try limitUser(lookup) }
         let options = try await service.beginAuthentication(user: lookup, userVerification: userVerification, extensions: extensions)
-        return try json(status: .ok, ["publicKey": options])
+        return rawJSON(status: .ok, options.answerBytes)
     }
 
     func authenticationFinish(_ body: [UInt8]) async throws -> Response {

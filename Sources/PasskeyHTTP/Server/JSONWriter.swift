@@ -1,7 +1,8 @@
 import PasskeyApp
 import Foundation
+import WebAuthnModel
 
-/// Writes the finish responses' JSON straight into bytes.
+/// Writes the begin and finish responses' JSON straight into bytes.
 ///
 /// Foundation's `JSONEncoder` cost more than a tenth of passkeyd's CPU per sign-in (perf, issue 6): it builds a
 /// tree of boxed values and sorts keys on every call. The finish responses have a fixed shape, so their types
@@ -62,6 +63,48 @@ struct JSONWriter {
         bytes.append(contentsOf: pending)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
+    }
+
+    /// A member name that is not a literal (an extension's): escaped like a string value.
+    mutating func key(_ name: String) {
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A JSON value as parsed from a request (extension inputs): object members in sorted order, as `API.encoder`
+    /// writes them; a whole number within ±2^53 without a fraction, any other number in Swift's shortest form.
+    mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .string(let text): string(text)
+        case .number(let number):
+            if number.isFinite, number == number.rounded(), abs(number) <= 9_007_199_254_740_992 {
+                integer(Int64(number))
+            } else {
+                separate()
+                bytes.append(contentsOf: (number.isFinite ? number.description : "null").utf8)
+                needsComma = true
+            }
+        case .array(let elements):
+            beginArray()
+            for element in elements { self.value(element) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for name in members.keys.sorted() {
+                key(name)
+                self.value(members[name]!)
+            }
+            endObject()
+        }
+    }
+
+    mutating func strings(_ values: [String]) {
+        beginArray()
+        for value in values { string(value) }
+        endArray()
     }
 
     mutating func string(_ value: String?) {
@@ -255,5 +298,105 @@ extension SessionJSON {
         writer.key("sessionId"); writer.string(sessionId)
         writer.key("tokenType"); writer.string(tokenType)
         writer.endObject()
+    }
+}
+
+// MARK: the begin responses, keys in sorted order, nil members omitted (as the synthesized Encodable does)
+
+extension CredentialDescriptorJSON {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("id"); writer.string(id)
+        if let transports { writer.key("transports"); writer.strings(transports) }
+        writer.key("type"); writer.string(type)
+        writer.endObject()
+    }
+}
+
+extension JSONWriter {
+    mutating func descriptors(_ descriptors: [CredentialDescriptorJSON]) {
+        beginArray()
+        for descriptor in descriptors { descriptor.write(to: &self) }
+        endArray()
+    }
+
+    mutating func extensions(_ extensions: [String: JSONValue]?) {
+        if let extensions { key("extensions"); value(.object(extensions)) }
+    }
+}
+
+extension RequestOptionsJSON {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("allowCredentials"); writer.descriptors(allowCredentials)
+        writer.key("challenge"); writer.string(challenge)
+        writer.extensions(extensions)
+        if let hints { writer.key("hints"); writer.strings(hints) }
+        if let rpId { writer.key("rpId"); writer.string(rpId) }
+        if let timeout { writer.key("timeout"); writer.integer(timeout) }
+        if let userVerification { writer.key("userVerification"); writer.string(userVerification) }
+        writer.endObject()
+    }
+
+    /// `{"publicKey": …}`: an authentication begin's answer.
+    var answerBytes: [UInt8] {
+        var writer = JSONWriter(capacity: 256 + allowCredentials.count * 128)
+        writer.beginObject()
+        writer.key("publicKey"); write(to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension CreationOptionsJSON {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        if let attestation { writer.key("attestation"); writer.string(attestation) }
+        if let attestationFormats { writer.key("attestationFormats"); writer.strings(attestationFormats) }
+        if let selection = authenticatorSelection {
+            writer.key("authenticatorSelection")
+            writer.beginObject()
+            if let attachment = selection.authenticatorAttachment { writer.key("authenticatorAttachment"); writer.string(attachment) }
+            if let required = selection.requireResidentKey { writer.key("requireResidentKey"); writer.bool(required) }
+            if let residentKey = selection.residentKey { writer.key("residentKey"); writer.string(residentKey) }
+            if let verification = selection.userVerification { writer.key("userVerification"); writer.string(verification) }
+            writer.endObject()
+        }
+        writer.key("challenge"); writer.string(challenge)
+        writer.key("excludeCredentials"); writer.descriptors(excludeCredentials)
+        writer.extensions(extensions)
+        if let hints { writer.key("hints"); writer.strings(hints) }
+        writer.key("pubKeyCredParams")
+        writer.beginArray()
+        for parameters in pubKeyCredParams {
+            writer.beginObject()
+            writer.key("alg"); writer.integer(parameters.alg)
+            writer.key("type"); writer.string(parameters.type)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("rp")
+        writer.beginObject()
+        if let id = rp.id { writer.key("id"); writer.string(id) }
+        writer.key("name"); writer.string(rp.name)
+        writer.endObject()
+        if let timeout { writer.key("timeout"); writer.integer(timeout) }
+        writer.key("user")
+        writer.beginObject()
+        writer.key("displayName"); writer.string(user.displayName)
+        writer.key("id"); writer.string(user.id)
+        writer.key("name"); writer.string(user.name)
+        writer.endObject()
+        writer.endObject()
+    }
+
+    /// `{"mediation"?, "publicKey"}`: a registration begin's answer.
+    func answerBytes(mediation: String?) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512 + excludeCredentials.count * 128)
+        writer.beginObject()
+        if let mediation { writer.key("mediation"); writer.string(mediation) }
+        writer.key("publicKey"); write(to: &writer)
+        writer.endObject()
+        return writer.bytes
     }
 }

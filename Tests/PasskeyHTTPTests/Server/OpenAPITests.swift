@@ -1065,6 +1065,51 @@ struct JSONWriterTests {
         }
     }
 
+    @Test("begin responses: the same JSON value and member order as JSONEncoder, for random options and extension inputs")
+    func beginAnswersSameAsJSONEncoder() throws {
+        var generator = SystemRandomNumberGenerator()
+        func maybe<T>(_ index: Int, _ value: T) -> T? { index % 3 == 0 ? nil : value }
+        let extensionSets: [[String: JSONValue]?] = [
+            nil, [:], ["credProps": .bool(true)],
+            ["prf": .object(["eval": .object(["first": .string("AAEC-_"), "second": .null])]), "largeBlob": .object(["support": .string("preferred")])],
+            ["appid": .string(Self.nasty[2]), "numbers": .array([.number(0), .number(-1), .number(1.5), .number(1e-7), .number(9_007_199_254_740_993), .number(3e300)])],
+            [Self.nasty[3]: .array([.bool(false), .object([:]), .array([])]), "Zeta": .number(42), "alpha": .null],
+        ]
+        for index in 0..<200 {
+            let descriptors = (0..<(index % 4)).map { number in
+                CredentialDescriptorJSON(
+                    id: Base64URL.encode((0..<(16 + number)).map { _ in UInt8.random(in: 0...255, using: &generator) }),
+                    transports: number % 2 == 0 ? nil : Array(["internal", "hybrid", Self.nasty[index % Self.nasty.count]].prefix(number)))
+            }
+            let extensions = extensionSets[index % extensionSets.count]
+            let request = RequestOptionsJSON(
+                challenge: Base64URL.encode((0..<55).map { _ in UInt8.random(in: 0...255, using: &generator) }), timeout: maybe(index, 300_000),
+                rpId: maybe(index + 1, Self.nasty[index % Self.nasty.count]), allowCredentials: descriptors,
+                userVerification: maybe(index + 2, ["required", "preferred", "discouraged"][index % 3]),
+                hints: maybe(index, Array(["security-key", "client-device", "hybrid"].prefix(index % 4))), extensions: extensions)
+            let creation = CreationOptionsJSON(
+                rp: RelyingPartyEntityJSON(id: maybe(index, "example.com"), name: Self.nasty[(index + 4) % Self.nasty.count]),
+                user: UserEntityJSON(id: "dXNlcg", name: Self.nasty[index % Self.nasty.count], displayName: Self.nasty[(index + 1) % Self.nasty.count]),
+                challenge: request.challenge, pubKeyCredParams: [CredentialParametersJSON(alg: -7), CredentialParametersJSON(alg: -257), CredentialParametersJSON(alg: -8)],
+                timeout: maybe(index + 1, 600_000), excludeCredentials: descriptors,
+                authenticatorSelection: maybe(index, AuthenticatorSelectionJSON(
+                    authenticatorAttachment: maybe(index + 1, "platform"), residentKey: maybe(index + 2, "required"),
+                    requireResidentKey: maybe(index, index % 2 == 0), userVerification: maybe(index + 1, "preferred"))),
+                hints: maybe(index + 2, ["client-device"]), attestation: maybe(index, ["none", "direct"][index % 2]),
+                attestationFormats: maybe(index + 1, ["packed", "apple"]), extensions: extensions)
+            struct Conditional: Encodable { let publicKey: CreationOptionsJSON; let mediation: String }
+            for (ours, encodable) in [
+                (request.answerBytes, try API.encoder.encode(["publicKey": request])),
+                (creation.answerBytes(mediation: nil), try API.encoder.encode(["publicKey": creation])),
+                (creation.answerBytes(mediation: "conditional"), try API.encoder.encode(Conditional(publicKey: creation, mediation: "conditional"))),
+            ] {
+                let reference = Array(encodable)
+                #expect(try JSONReader.parse(ours) == JSONReader.parse(reference), "\(String(decoding: ours, as: UTF8.self))")
+                #expect(Self.memberNames(ours) == Self.memberNames(reference), "\(String(decoding: ours, as: UTF8.self))")
+            }
+        }
+    }
+
     /// The `"name":` tokens of a document in order (strings followed by a colon).
     static func memberNames(_ bytes: [UInt8]) -> [String] {
         let text = String(decoding: bytes, as: UTF8.self)
