@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import PasskeyApp
 import PasskeyHTTP
+import PasskeyServerSupport
+import LibPQ
 import PasskeyStore
 import SealedState
 import Synchronization
@@ -216,5 +218,26 @@ struct ReplicaReadsTests {
         let options = try await table.beginAuthentication(user: .handle(user.handle), userVerification: nil)
         #expect(allowed(options) == [credential.id])
         #expect(replica.reads == 0)
+    }
+
+    @Test("wiring: buildApplication gives the replica to stateless begins only; with the table it logs that it is unused")
+    func wiring() async throws {
+        var settings = try TestPasskeyd.settings(["PASSKEYD_DATABASE_READ_URL": "postgresql://standby.invalid/passkeyd"])
+        #expect(settings.databaseReadURL == "postgresql://standby.invalid/passkeyd" && settings.readPoolSize == 4)
+        #expect(settings.readPoolConfiguration.readOnly && !settings.poolConfiguration.readOnly)
+        #expect(settings.warnings.contains { $0.hasPrefix("PASSKEYD_DATABASE_READ_URL: not used without ceremony keys") })
+        settings.databaseReadURL = nil
+        let stateless = try await buildApplication(
+            settings: settings, store: TestPasskeyd.store(for: settings),
+            dependencies: ApplicationDependencies(
+                logger: TestPasskeyd.quietLogger, ceremonyKeyRing: TestPasskeyd.ceremonyKeyRing, readReplica: replica))
+        #expect(stateless.ceremonies.replicaReads != nil)
+        let logs = LogCapture()
+        let table = try await buildApplication(
+            settings: settings, store: TestPasskeyd.store(for: settings),
+            dependencies: ApplicationDependencies(logger: logs.logger(), ceremonyKeysFromSettings: false, readReplica: replica))
+        #expect(table.ceremonies.replicaReads == nil)
+        #expect(logs.all.contains { $0.level == .warning && $0.message.hasPrefix("the read replica is not used") })
+        #expect(throws: (any Error).self) { try TestPasskeyd.settings(["PASSKEYD_DATABASE_READ_URL": "standby"]) }
     }
 }
