@@ -86,6 +86,11 @@ do {
         exit(0)
     }
     let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: libpqThreads, configuration: settings.poolConfiguration)
+    // PASSKEYD_DATABASE_READ_URL: a small read-only pool on the standby for the begins' reads (opened lazily, so an
+    // unreachable standby does not stop the start; begins then read the primary).
+    let readPool = settings.databaseReadURL.map {
+        PGPool(url: $0, size: settings.readPoolSize, threadPool: libpqThreads, configuration: settings.readPoolConfiguration)
+    }
 
     var metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
     var metricsExporter: (@Sendable () -> [UInt8])?
@@ -95,18 +100,15 @@ do {
         factory.durationHistogramBuckets[RequestMetricNames.duration] = RequestMetricNames.durationBuckets
         MetricsSystem.bootstrap(factory)
         let poolMetrics = PoolMetrics(pool: pool, factory: factory)
+        let readPoolMetrics = readPool.map { PoolMetrics(pool: $0, factory: factory, prefix: "passkeyd_db_read_pool") }
         metricsFactory = factory
         metricsExporter = {
             poolMetrics.update()
+            readPoolMetrics?.update()
             return registry.emitToBuffer()
         }
     }
 
-    // PASSKEYD_DATABASE_READ_URL: a small read-only pool on the standby for the begins' reads (opened lazily, so an
-    // unreachable standby does not stop the start; begins then read the primary).
-    let readPool = settings.databaseReadURL.map {
-        PGPool(url: $0, size: settings.readPoolSize, threadPool: libpqThreads, configuration: settings.readPoolConfiguration)
-    }
     let store = PostgresPasskeyStore(
         pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true,
         batchLanes: settings.batchLanes)

@@ -141,9 +141,10 @@ both=$(printf '%s\n' "$alice1" "$alice2" | sort | paste -sd,)
 say "3. replay resumed: alice's named begin lists both passkeys"
 
 # --- 4. the counters ---
-counts=$(curl -s -m 5 "$API/metrics" | grep '^passkeyd_replica_begin_reads_total' | sed 's/passkeyd_replica_begin_reads_total//' | tr '\n' ' ')
-say "4. passkeyd_replica_begin_reads_total: $counts"
-served=$(curl -s -m 5 "$API/metrics" | awk -F' ' '/^passkeyd_replica_begin_reads_total\{outcome="served"\}/ { print int($2) }')
+curl -s -m 5 "$API/metrics" >"$work/metrics.txt"
+counts=$(grep '^passkeyd_replica_begin_reads_total' "$work/metrics.txt" | sed 's/passkeyd_replica_begin_reads_total//' | sort | tr '\n' ' ')
+say "4. passkeyd_replica_begin_reads_total: $counts; the standby's pool: $(grep -E '^passkeyd_db_read_pool_(size|connects_total) ' "$work/metrics.txt" | tr '\n' ' ')"
+served=$(awk '/^passkeyd_replica_begin_reads_total\{outcome="served"\}/ { print int($2) }' "$work/metrics.txt")
 ((${served:-0} >= begins)) || fail "fewer than $begins begins served by the standby: ${served:-none}"
 
 # --- 5. the standby stopped ---
