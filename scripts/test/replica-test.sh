@@ -19,7 +19,7 @@
 #   3. replay resumes: alice's begins list both passkeys.
 #   4. /metrics: passkeyd_replica_begin_reads_total by outcome.
 #   5. the standby is stopped: named begins are read on the primary (200), the failure is logged once.
-# Exits 1 on any difference. Takes about 20 s.
+# Exits 1 on any difference. Takes about 10 s.
 set -euo pipefail
 bin="$(cd "${1:?usage: scripts/test/replica-test.sh BIN_DIR}" && pwd)"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"

@@ -47,7 +47,7 @@ stage shutdown "pg release" "SIGTERM under load: nothing acknowledged lost (scri
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/shutdown-test.sh "$release_bin"'
 stage failover "release" "primary/standby failover under load, its own clusters (scripts/test/failover-test.sh)" \
     'scripts/test/failover-test.sh "$release_bin"'
-stage replica "release" "begins on a streaming standby: primary stopped, replay paused, standby stopped, ~20 s (scripts/test/replica-test.sh)" \
+stage replica "release" "begins on a streaming standby: primary stopped, replay paused, standby stopped, ~10 s (scripts/test/replica-test.sh)" \
     'scripts/test/replica-test.sh "$release_bin"'
 stage flood "pg release" "bounded begin flood, ~55 s (scripts/test/flood-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/flood-test.sh "$release_bin"'
