@@ -13,16 +13,20 @@ extension PGPool {
         public var acquireTimeout: Duration?
         /// Longest a caller waits for one lease's work on its thread.
         public var leaseTimeout: Duration?
+        /// `default_transaction_read_only = on` on every new connection: any write on it fails (SQLSTATE 25006),
+        /// whatever server it reaches (a pool for reads from a hot standby, which also refuses writes itself).
+        public var readOnly: Bool
 
         public init(
             connectTimeout: Int = 10, statementTimeout: Duration? = nil, forceGenericPlans: Bool = false, acquireTimeout: Duration? = nil,
-            leaseTimeout: Duration? = nil
+            leaseTimeout: Duration? = nil, readOnly: Bool = false
         ) {
             self.connectTimeout = connectTimeout
             self.statementTimeout = statementTimeout
             self.forceGenericPlans = forceGenericPlans
             self.acquireTimeout = acquireTimeout
             self.leaseTimeout = leaseTimeout
+            self.readOnly = readOnly
         }
     }
 }

@@ -23,6 +23,8 @@ internal import Synchronization
 ///   statement is planned once per connection instead of on every execution. PostgreSQL otherwise keeps choosing
 ///   a fresh custom plan for statements whose parameters could fold away (`$1 IS NULL`, an `unnest($1)` whose
 ///   length it would then know), and planning then costs more than running them.
+/// - `readOnly`: `SET default_transaction_read_only = on` on every new connection, so no statement on the pool can
+///   write (a read-only pool on a hot standby).
 /// - `acquireTimeout`: a caller that waits longer than this for a connection fails with
 ///   ``PGError/Code/timedOut`` instead of queueing without bound.
 /// - `leaseTimeout`: a client-side bound on one lease (connect + validation + body) for a server that stops
@@ -350,6 +352,7 @@ public final class PGPool: Sendable {
                 settings.append("SET statement_timeout = \(milliseconds)")
             }
             if configuration.forceGenericPlans { settings.append("SET plan_cache_mode = force_generic_plan") }
+            if configuration.readOnly { settings.append("SET default_transaction_read_only = on") }
             if !settings.isEmpty { try connection.simpleQuery(settings.joined(separator: "; ")) }
             return connection
         }

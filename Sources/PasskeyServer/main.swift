@@ -64,7 +64,7 @@ for warning in settings.warnings { logger.warning("configuration warning", metad
 
 // One thread per pooled connection: libpq blocks, so fewer threads than connections would cap the number of
 // statements in flight (NIO's shared blocking pool has one thread per core).
-let libpqThreads = NIOThreadPool(numberOfThreads: settings.poolSize)
+let libpqThreads = NIOThreadPool(numberOfThreads: settings.poolSize + (settings.databaseReadURL == nil ? 0 : settings.readPoolSize))
 libpqThreads.start()
 
 do {
@@ -86,6 +86,11 @@ do {
         exit(0)
     }
     let pool = PGPool(url: settings.databaseURL, size: settings.poolSize, threadPool: libpqThreads, configuration: settings.poolConfiguration)
+    // PASSKEYD_DATABASE_READ_URL: a small read-only pool on the standby for the begins' reads (opened lazily, so an
+    // unreachable standby does not stop the start; begins then read the primary).
+    let readPool = settings.databaseReadURL.map {
+        PGPool(url: $0, size: settings.readPoolSize, threadPool: libpqThreads, configuration: settings.readPoolConfiguration)
+    }
 
     var metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
     var metricsExporter: (@Sendable () -> [UInt8])?
@@ -95,9 +100,11 @@ do {
         factory.durationHistogramBuckets[RequestMetricNames.duration] = RequestMetricNames.durationBuckets
         MetricsSystem.bootstrap(factory)
         let poolMetrics = PoolMetrics(pool: pool, factory: factory)
+        let readPoolMetrics = readPool.map { PoolMetrics(pool: $0, factory: factory, prefix: "passkeyd_db_read_pool") }
         metricsFactory = factory
         metricsExporter = {
             poolMetrics.update()
+            readPoolMetrics?.update()
             return registry.emitToBuffer()
         }
     }
@@ -110,7 +117,7 @@ do {
         dependencies: ApplicationDependencies(
             logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter,
             ceremonyCount: { try await store.refreshCeremonyCount() },
-            forceSessionKeyRotation: arguments.first == "rotate-session-key"))
+            forceSessionKeyRotation: arguments.first == "rotate-session-key", readReplica: readPool.map(PostgresReadStore.init)))
     if arguments.first == "rotate-session-key" {
         guard let sessions = passkeyd.sessions, case .database = settings.sessions?.keys else {
             FileHandle.standardError.write(Data("passkeyd: rotate-session-key needs PASSKEYD_SESSIONS=on without PASSKEYD_SESSION_KEY_FILES\n".utf8))
@@ -133,6 +140,7 @@ do {
             "metadata_entries": .stringConvertible(rp.attestation.metadata?.entries.count ?? 0),
             "api_keys": .stringConvertible(settings.apiKeys.count), "admin_api": .stringConvertible(!settings.adminKeys.isEmpty),
             "metrics": .stringConvertible(settings.metricsEnabled), "pool_size": .stringConvertible(settings.poolSize),
+            "read_pool_size": .stringConvertible(passkeyd.ceremonies.replicaReads == nil ? 0 : settings.readPoolSize),
             "fido_conformance": .stringConvertible(settings.fidoConformance),
             "idtoken_providers": .array(settings.identity.providers.map { .string($0.profile.name) }),
             "sessions": .stringConvertible(passkeyd.sessions != nil),
@@ -151,6 +159,7 @@ do {
     try await ServiceGroup(configuration: lifecycle).run()
     logger.info("passkeyd stopping: HTTP server and background services stopped; closing the database pool")
     await pool.shutdown()
+    await readPool?.shutdown()
     await passkeyd.shutdown()
     try? await libpqThreads.shutdownGracefully()
     logger.info("passkeyd stopped", metadata: ["pool_open_connections": .stringConvertible(pool.stats.open)])

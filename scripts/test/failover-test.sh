@@ -27,9 +27,10 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 source "$repo/scripts/lib/ackload.sh"
 # shellcheck source=scripts/lib/passkeyd.sh
 source "$repo/scripts/lib/passkeyd.sh"
+# shellcheck source=scripts/lib/standby.sh
+source "$repo/scripts/lib/standby.sh"
 pk_init
 chmod 0755 "$work"
-pgbin="${PASSKEYD_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 if [[ -n ${FAILOVER_PORT:-} ]]; then
     p1=$FAILOVER_PORT
     p2=$((p1 + 1))
@@ -42,71 +43,15 @@ workers="${FAILOVER_WORKERS:-6}"
 seconds="${FAILOVER_SECONDS:-24}"
 switch_at="${FAILOVER_SWITCH_AT:-8}"
 
-# Cluster root: var/failover if the server's OS user can reach it, else /tmp (as scripts/postgres.sh does).
-as_pg() { if [[ $(id -u) == 0 ]]; then (cd / && runuser -u postgres -- "$@"); else (cd / && "$@"); fi; }
-root="$repo/var/failover"
-if [[ $(id -u) == 0 ]]; then
-    id -u postgres >/dev/null 2>&1 || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin postgres
-    mkdir -p "$repo/var"
-    runuser -u postgres -- test -x "$repo/var" 2>/dev/null || root="/tmp/passkeyd-failover-$(printf '%s' "$repo" | sha256sum | cut -c1-12)"
-fi
-primary="$root/primary"
-standby="$root/standby"
-stop_clusters() {
-    local dir
-    for dir in "$primary" "$standby"; do
-        [[ -f $dir/postmaster.pid ]] && { as_pg "$pgbin/pg_ctl" stop -D "$dir" -m immediate -w -t 20 >/dev/null 2>&1 || true; }
-    done
-    return 0
-}
-pk_at_exit stop_clusters
 fail() { echo "failover-test: FAIL: $*" >&2; tail -n 20 "$work/passkeyd.log" >&2 2>/dev/null || true; exit 1; }
 
-# --- the two clusters ---
-stop_clusters   # left over from an interrupted run
-rm -rf "$root"
-mkdir -p "$root"
-chmod 0755 "$root"
-[[ $(id -u) == 0 ]] && chown postgres: "$root"
-as_pg "$pgbin/initdb" -D "$primary" -U postgres --auth=trust --encoding=UTF8 --no-locale --no-instructions >"$work/initdb.log" 2>&1 \
-    || { cat "$work/initdb.log" >&2; fail "initdb"; }
+# --- the two clusters (scripts/lib/standby.sh) ---
+pg_pair_init failover
+root=$pg_root primary=$pg_primary standby=$pg_standby
 sync_names="standby1"
 [[ $mode == async ]] && sync_names=""
-conf() { # conf DIR PORT NAME SYNC_NAMES: the settings of this test, in DIR/failover.conf
-    as_pg tee "$1/failover.conf" >/dev/null <<EOF
-listen_addresses = '127.0.0.1'
-port = $2
-unix_socket_directories = '$1'
-cluster_name = '$3'
-wal_level = replica
-max_wal_senders = 4
-hot_standby = on
-synchronous_standby_names = '$4'
-synchronous_commit = on
-fsync = off
-full_page_writes = off
-max_connections = 50
-log_min_messages = warning
-EOF
-}
-printf "\ninclude = 'failover.conf'\n" | as_pg tee -a "$primary/postgresql.conf" >/dev/null
-conf "$primary" "$p1" primary ""   # synchronous once the standby exists (CREATE DATABASE would wait for it)
-as_pg "$pgbin/pg_ctl" start -D "$primary" -l "$root/primary.log" -w -t 30 >/dev/null || fail "primary did not start"
-psql1=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$p1" -U postgres)
-timeout 30 "${psql1[@]}" -d postgres -c "CREATE DATABASE passkeyd" >/dev/null || fail "CREATE DATABASE"
-as_pg "$pgbin/pg_basebackup" -h 127.0.0.1 -p "$p1" -U postgres -D "$standby" -R -X stream -c fast >"$work/basebackup.log" 2>&1 \
-    || { cat "$work/basebackup.log" >&2; fail "pg_basebackup"; }
-conf "$standby" "$p2" standby1 ""   # the standby has no standby of its own: after promotion it must not wait for one
-as_pg "$pgbin/pg_ctl" start -D "$standby" -l "$root/standby.log" -w -t 30 >/dev/null || fail "standby did not start"
-psql2=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$p2" -U postgres)
-conf "$primary" "$p1" primary "$sync_names"
-as_pg "$pgbin/pg_ctl" reload -D "$primary" >/dev/null
-state=""
-for _ in $(seq 100); do
-    state=$("${psql1[@]}" -d postgres -A -t -c "SELECT application_name || ':' || state || ':' || sync_state FROM pg_stat_replication")
-    [[ $state == "standby1:streaming:$([[ $mode == sync ]] && echo sync || echo async)" ]] && break
-    sleep 0.1
-done
+pg_pair_start "$p1" "$p2" "$sync_names"
+state=$pg_state
 echo "failover-test: mode $mode; primary :$p1, standby :$p2 ($state), clusters in $root"
 [[ $mode == sync && $state != "standby1:streaming:sync" ]] && fail "the standby is not a synchronous streaming replica ($state)"
 

@@ -47,6 +47,8 @@ stage shutdown "pg release" "SIGTERM under load: nothing acknowledged lost (scri
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/shutdown-test.sh "$release_bin"'
 stage failover "release" "primary/standby failover under load, its own clusters (scripts/test/failover-test.sh)" \
     'scripts/test/failover-test.sh "$release_bin"'
+stage replica "release" "begins on a streaming standby: primary stopped, replay paused, standby stopped, ~10 s (scripts/test/replica-test.sh)" \
+    'scripts/test/replica-test.sh "$release_bin"'
 stage flood "pg release" "bounded begin flood, ~55 s (scripts/test/flood-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/flood-test.sh "$release_bin"'
 stage fuzz "-" "each libFuzzer target for 10 s, its own ASan build (scripts/fuzz.sh --time 10)" \

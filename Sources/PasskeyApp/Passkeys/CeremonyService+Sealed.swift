@@ -6,8 +6,9 @@ import WebAuthnCore
 import WebAuthnModel
 
 // Stateless passkey ceremonies (issue 29): a begin seals its state into the challenge and writes nothing (a named
-// sign-in reads the user's credentials once; a discoverable one touches no database); a finish opens the challenge,
-// verifies, and records the challenge as used in the same statement as its change.
+// sign-in reads the user's credentials once, from the read replica when there is one; a discoverable one touches no
+// database); a finish opens the challenge, verifies, and records the challenge as used in the same statement as its
+// change.
 extension CeremonyService {
     func beginSealedAuthentication(
         user lookup: UserLookup?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]?,
@@ -24,6 +25,12 @@ extension CeremonyService {
             return options
         }
         guard let lookup else { return try options(allow: [], handle: nil) }
+        // A read replica answers a user it knows with at least one credential; anything else is asked of the primary
+        // (a user who registered a moment ago; an unknown one still gets the fake options below).
+        if case .answered(let found?)? = await replicaReads?.read(lookup, usable: { !($0?.credentials.isEmpty ?? true) }) {
+            return try options(
+                allow: found.credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }, handle: found.user.handle)
+        }
         let outcome = try await store.beginCeremony(user: lookup) { user, credentials in
             let made = Result { () throws -> RequestOptionsJSON in
                 guard let user else {

@@ -32,6 +32,10 @@ public struct CeremonyService: Sendable {
     /// Rereads the ceremony keys now (rate-limited by its owner) when a challenge names a key id the ring lacks: a key
     /// another instance added since this one last read them.
     public var reloadKeyRing: (@Sendable () async -> CeremonyKeyRing)?
+    /// Where stateless begins (with ``keyRing``) read the user they name: a read-only store on a hot standby
+    /// (``ReplicaReads``: its answers for the lag, the primary for the rest); nil: the store. Begins on the ceremony
+    /// table write, and read the store whatever this is.
+    public var replicaReads: ReplicaReads?
 
     /// - Parameters:
     ///   - relyingParty: identity and policies.
@@ -75,7 +79,8 @@ public struct CeremonyService: Sendable {
     /// Begins a registration. A new user (by name) gets a fresh random 32-byte handle and is refused with
     /// `user_exists` when the name is taken; an existing user (by handle) keeps theirs and gets their credentials
     /// excluded, and an unknown handle is `user_unknown`. The intent is saved with the ceremony, so the finish
-    /// creates or adds exactly as begun. One store call: lookup, options, insert.
+    /// creates or adds exactly as begun. One store call: lookup, options, insert. With ceremony keys nothing is
+    /// inserted, and the lookup may be answered by the read replica (``replicaReads``).
     ///
     /// An automatic upgrade (`request.mediation == .conditional`) is only for an existing user by id (400
     /// `conditional_create_needs_user_id` otherwise; 400 `conditional_create_disabled` when the relying party turns
@@ -97,7 +102,8 @@ public struct CeremonyService: Sendable {
         case .newUser(let name, _), .nameForConformanceTesting(let name, _): .name(name)
         case .existingUser(let handle): .handle(handle)
         }
-        let outcome = try await store.beginCeremony(user: lookup) { existing, credentials in
+        let build: @Sendable (StoredUser?, [StoredCredential]) -> (outcome: Result<CreationOptionsJSON, any Error>, ceremony: PendingCeremony?) = {
+            existing, credentials in
             Self.ceremony(Result { () throws -> (CreationOptionsJSON, PendingCeremony?) in
                 let user: UserEntity
                 let intent: RegistrationIntent
@@ -134,7 +140,19 @@ public struct CeremonyService: Sendable {
                     subjectCap: upgrade ? upgradeCap : nil))
             })
         }
-        return try outcome.get()
+        // Stateless: the read replica's answer when it lets the begin go on (a free name for a sign-up, a known user for
+        // an addition); a refusal (a taken name, an unknown user) is the primary's to make.
+        if ring != nil, let replicaReads {
+            let usable: (UserWithCredentials?) -> Bool = switch subject {
+            case .newUser: { $0 == nil }
+            case .existingUser: { $0 != nil }
+            case .nameForConformanceTesting: { _ in false }
+            }
+            if case .answered(let found) = await replicaReads.read(lookup, usable: usable) {
+                return try build(found?.user, found?.credentials ?? []).outcome.get()
+            }
+        }
+        return try await store.beginCeremony(user: lookup, build: build).get()
     }
 
     /// A begin's `build` result: the options, and the ceremony to save only when they were made.

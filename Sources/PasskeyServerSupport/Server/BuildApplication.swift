@@ -38,6 +38,9 @@ public struct ApplicationDependencies: Sendable {
     public var ceremonyCount: (@Sendable () async throws -> Int)?
     /// `passkeyd rotate-session-key`: add a signing key at start even when none is due.
     public var forceSessionKeyRotation: Bool
+    /// Where stateless begins read the user they name (`PASSKEYD_DATABASE_READ_URL`: the executable's
+    /// `PostgresReadStore` on a hot standby); nil = the store. Unused when ceremonies are kept in the table.
+    public var readReplica: (any PasskeyReadStore)?
     /// Tests only: a fixed ceremony key ring (stateless ceremonies without ceremony keys from settings); nil takes
     /// the keys the settings configure, if any.
     public var ceremonyKeyRing: CeremonyKeyRing?
@@ -51,8 +54,9 @@ public struct ApplicationDependencies: Sendable {
         challengeSource: any ChallengeSource = SystemChallengeSource(),
         providerKeys: (@Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource)? = nil,
         ceremonyCount: (@Sendable () async throws -> Int)? = nil, forceSessionKeyRotation: Bool = false,
-        ceremonyKeyRing: CeremonyKeyRing? = nil, ceremonyKeysFromSettings: Bool = true
+        ceremonyKeyRing: CeremonyKeyRing? = nil, ceremonyKeysFromSettings: Bool = true, readReplica: (any PasskeyReadStore)? = nil
     ) {
+        self.readReplica = readReplica
         self.ceremonyKeyRing = ceremonyKeyRing
         self.ceremonyKeysFromSettings = ceremonyKeysFromSettings
         self.logger = logger
@@ -126,6 +130,19 @@ public func buildApplication(
         if let ceremonyKeys {
             ceremonies.keyRing = { ceremonyKeys.ring() }
             ceremonies.reloadKeyRing = { await ceremonyKeys.reloadForUnknownKey() }
+        }
+    }
+
+    // A read replica (PASSKEYD_DATABASE_READ_URL) serves the reads of stateless begins, which write nothing; begins on
+    // the ceremony table write, so without ceremony keys it is not used.
+    if let replica = dependencies.readReplica {
+        if ceremonies.keyRing != nil {
+            ceremonies.replicaReads = ReplicaReads(replica: replica, logger: logger, metricsFactory: factory)
+            logger.info("begins read the user they name from the read replica", metadata: ["read_replica": "on"])
+        } else {
+            logger.warning(
+                "the read replica is not used: without ceremony keys begins write their ceremony, so they read and write the primary",
+                metadata: ["read_replica": "off"])
         }
     }
 

@@ -12,6 +12,8 @@ import Synchronization
 ///     passkeyd_db_pool_waiters                 gauge    callers waiting for a connection
 ///     passkeyd_db_pool_connects_total          counter  successful connection attempts
 ///     passkeyd_db_pool_failures_total          counter  failed connects and connections discarded after an error
+///
+/// The read replica's pool (`PASSKEYD_DATABASE_READ_URL`) has the same under `passkeyd_db_read_pool_*` (`prefix`).
 public final class PoolMetrics: Sendable {
     private let stats: @Sendable () -> PGPoolStats
     private let size, open, inUse, idle, waiters: Gauge
@@ -22,22 +24,24 @@ public final class PoolMetrics: Sendable {
     /// - Parameters:
     ///   - pool: the pool.
     ///   - factory: the metrics backend.
-    public convenience init(pool: PGPool, factory: any MetricsFactory) {
-        self.init(stats: { pool.stats }, factory: factory)
+    ///   - prefix: the names' common start (`passkeyd_db_pool`; the read replica's pool: `passkeyd_db_read_pool`).
+    public convenience init(pool: PGPool, factory: any MetricsFactory, prefix: String = "passkeyd_db_pool") {
+        self.init(stats: { pool.stats }, factory: factory, prefix: prefix)
     }
 
     /// - Parameters:
     ///   - stats: reads the pool's counters.
     ///   - factory: the metrics backend.
-    public init(stats: @escaping @Sendable () -> PGPoolStats, factory: any MetricsFactory) {
+    ///   - prefix: the names' common start.
+    public init(stats: @escaping @Sendable () -> PGPoolStats, factory: any MetricsFactory, prefix: String = "passkeyd_db_pool") {
         self.stats = stats
-        size = Gauge(label: "passkeyd_db_pool_size", factory: factory)
-        open = Gauge(label: "passkeyd_db_pool_connections_open", factory: factory)
-        inUse = Gauge(label: "passkeyd_db_pool_connections_in_use", factory: factory)
-        idle = Gauge(label: "passkeyd_db_pool_connections_idle", factory: factory)
-        waiters = Gauge(label: "passkeyd_db_pool_waiters", factory: factory)
-        connects = Counter(label: "passkeyd_db_pool_connects_total", factory: factory)
-        failures = Counter(label: "passkeyd_db_pool_failures_total", factory: factory)
+        size = Gauge(label: "\(prefix)_size", factory: factory)
+        open = Gauge(label: "\(prefix)_connections_open", factory: factory)
+        inUse = Gauge(label: "\(prefix)_connections_in_use", factory: factory)
+        idle = Gauge(label: "\(prefix)_connections_idle", factory: factory)
+        waiters = Gauge(label: "\(prefix)_waiters", factory: factory)
+        connects = Counter(label: "\(prefix)_connects_total", factory: factory)
+        failures = Counter(label: "\(prefix)_failures_total", factory: factory)
     }
 
     /// Reads the pool's stats into the gauges and counters.

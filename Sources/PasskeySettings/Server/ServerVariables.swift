@@ -6,7 +6,7 @@ import Logging
 extension ConfigurationCatalog {
     static let serverVariables: [ConfigVariable] = [.configFile, .listen, .logLevel, .metrics, .shutdownTimeout, .demo]
     static let databaseVariables: [ConfigVariable] = [
-        .databaseURL, .poolSize, .databaseGenericPlans, .databaseBatchLanes, .databaseConnectTimeout, .databaseStatementTimeout,
+        .databaseURL, .poolSize, .databaseReadURL, .databaseReadPoolSize, .databaseGenericPlans, .databaseBatchLanes, .databaseConnectTimeout, .databaseStatementTimeout,
         .databasePoolTimeout, .migrations,
     ]
     static let accessVariables: [ConfigVariable] = [
@@ -43,6 +43,14 @@ extension ConfigVariable {
         default: .unset("(required; `scripts/dev.sh run` sets it)"), "the PostgreSQL database; never logged", secret: true)
     public static let poolSize = ConfigVariable(
         "PASSKEYD_POOL_SIZE", .database, .integer(1...1000), default: .value("8"), "database connections per instance")
+    public static let databaseReadURL = ConfigVariable(
+        "PASSKEYD_DATABASE_READ_URL", .database, .text("a libpq URI (`postgresql://…`) or `key=value` connection string"),
+        default: .unset("none (begins read the primary)"),
+        "a hot standby of that database (streaming replication): with ceremony keys, begins read the user they name from it, on a read-only pool, and ask the primary only for what it does not know yet or when it fails ([Read replica](operations.md#read-replica)); unused without ceremony keys (begins then write); never logged",
+        secret: true)
+    public static let databaseReadPoolSize = ConfigVariable(
+        "PASSKEYD_DATABASE_READ_POOL_SIZE", .database, .integer(1...1000), default: .value("4"),
+        "connections per instance to `PASSKEYD_DATABASE_READ_URL`")
     public static let databaseGenericPlans = ConfigVariable(
         "PASSKEYD_DB_GENERIC_PLANS", .database, .onOff, default: .value("off"),
         "`on`: `plan_cache_mode = force_generic_plan` on every connection (each prepared statement planned once per connection; see \"Storage and many instances\")")

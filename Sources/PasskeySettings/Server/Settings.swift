@@ -18,6 +18,11 @@ public struct Settings: Sendable {
     /// libpq connection string (may contain a password: never log it).
     public var databaseURL: String
     public var poolSize: Int
+    /// `PASSKEYD_DATABASE_READ_URL`: a hot standby that stateless begins read from (may contain a password: never log
+    /// it); nil: begins read the primary.
+    public var databaseReadURL: String?
+    /// `PASSKEYD_DATABASE_READ_POOL_SIZE`: connections to the standby.
+    public var readPoolSize: Int
     /// `PASSKEYD_DB_BATCH_LANES`: concurrent authentication finishes run in batches on at most this many pooled
     /// connections at a time (one read and one write statement per batch), and uncapped begins' inserts on as many
     /// more; 0 = each on its own connection lease. Default: one per two cores, at most half the pool.
@@ -101,6 +106,13 @@ public struct Settings: Sendable {
             leaseTimeout: databaseStatementTimeout.map { $0 + .seconds(databaseConnectTimeout + 1) })
     }
 
+    /// The standby's pool: the serving pool's bounds, read-only (`default_transaction_read_only = on`).
+    public var readPoolConfiguration: PGPool.Configuration {
+        var configuration = poolConfiguration
+        configuration.readOnly = true
+        return configuration
+    }
+
     /// Parses and validates `environment` (no config file handling; see ``load(environment:)``).
     public init(_ environment: [String: String]) throws(ConfigurationError) {
         let reader = Reader(environment: environment)
@@ -116,6 +128,13 @@ public struct Settings: Sendable {
         }
         databaseURL = url
         poolSize = try reader.integer(.poolSize)
+        databaseReadURL = reader.value(.databaseReadURL)
+        if let readURL = databaseReadURL,
+            !(readURL.hasPrefix("postgresql://") || readURL.hasPrefix("postgres://") || readURL.contains("="))
+        {
+            throw ConfigurationError(.databaseReadURL, "not a libpq URI (postgresql://…) or key=value connection string")
+        }
+        readPoolSize = try reader.integer(.databaseReadPoolSize)
         // One lane per two cores: on this project's 2-core benchmark machine one lane used 10-13% less server CPU per
         // sign-in than two at the same throughput (larger batches); more cores verify more batches at once.
         let defaultLanes = min(max(1, ProcessInfo.processInfo.activeProcessorCount / 2), poolSize / 2)
@@ -159,6 +178,10 @@ public struct Settings: Sendable {
         ceremonyCaps = try Self.ceremonyCaps(reader)
         clockSkew = TimeInterval(try reader.integer(.clockSkew))
         ceremonyKeys = try CeremonyKeySettings.load(reader, warnings: &warnings)
+        if databaseReadURL != nil, ceremonyKeys == nil {
+            warnings.append(
+                "PASSKEYD_DATABASE_READ_URL: not used without ceremony keys (PASSKEYD_KEY_ENCRYPTION_KEY_FILE or PASSKEYD_CEREMONY_KEY_FILES): begins then write their ceremony, so they read and write the primary")
+        }
 
         // The other domains.
         identity = try IdentitySettings(reader, warnings: &warnings)

@@ -160,15 +160,9 @@ extension PostgresPasskeyStore {
         let saved = try await run { connection in
             var user: StoredUser?
             var credentials: [StoredCredential] = []
-            if let lookup {
-                let result = switch lookup {
-                case .name(let name): try connection.executePrepared(Self.userWithCredentials, [name])
-                case .handle(let handle): try connection.executePrepared(Self.userWithCredentialsByHandle, [handle])
-                }
-                if result.rowCount > 0 {
-                    user = try Self.user(from: result, row: 0)
-                    credentials = try (0..<result.rowCount).compactMap { try Self.credential(from: result, row: $0, offset: 4) }
-                }
+            if let lookup, let found = try Self.readUser(lookup, on: connection) {
+                user = found.user
+                credentials = found.credentials
             }
             let (outcome, ceremony) = build(user, credentials)
             if let ceremony { try Self.save(ceremony, limits: limits, on: connection) }
