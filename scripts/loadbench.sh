@@ -9,7 +9,7 @@
 # with the durability settings read back from the server (SHOW), then every phase.
 #
 #   scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
-#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]]
+#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] | --compare-go]
 #                        [--table-ceremonies] [--out FILE]
 #
 #   --table-ceremonies
@@ -31,7 +31,11 @@
 #                    load generator alternates rounds this build, FILE, this build, … (--repeats each) of pre-signed
 #                    finishes, begin + finish and registration at the highest concurrency and reports the medians of
 #                    throughput and server CPU per operation with their ratios; --compare-label names FILE's side
-#   --repeats R      rounds per side and phase of the --million or --compare-binary comparison (default 3)
+#   --compare-go     --compare-binary with the Go reference server of issue 29 (scripts/bench/go-reference: duo-labs
+#                    webauthn + pgx, three autocommit statements per sign-in finish), built here with Debian's Go
+#                    packages (installed if missing); its database is migrated by this passkeyd (it uses passkeyd's
+#                    users and credentials tables, its ceremonies in a table of its own)
+#   --repeats R      rounds per side and phase of the --million, --compare-binary or --compare-go comparison (default 3)
 #   --seconds S      duration cap of each phase (default 10); every phase is also capped in request count
 #   --soak S         mixed authentication at the highest concurrency for S seconds at the end, then RSS again
 #                    (the issue asks for 300); default 0 (none)
@@ -65,7 +69,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
 seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 instances=""
-compare_binary="" compare_label="" durable=1 table_ceremonies=0
+compare_binary="" compare_label="" compare_go=0 durable=1 table_ceremonies=0
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
@@ -82,12 +86,16 @@ while (($#)); do
     --instances) instances="$2"; shift ;;
     --compare-binary) compare_binary="$2"; shift ;;
     --compare-label) compare_label="$2"; shift ;;
+    --compare-go) compare_go=1 ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT]] [--table-ceremonies] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] | --compare-go] [--table-ceremonies] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
-if [[ -n $compare_binary ]]; then
+if ((compare_go)); then
+    [[ -z $compare_binary ]] || { echo "loadbench: --compare-go and --compare-binary each name the second side; pick one" >&2; exit 2; }
+    ((!million)) || { echo "loadbench: --million and --compare-go each need the second side; pick one" >&2; exit 2; }
+elif [[ -n $compare_binary ]]; then
     ((million)) && { echo "loadbench: --million and --compare-binary each need the second side; pick one" >&2; exit 2; }
     [[ -x $compare_binary ]] || { echo "loadbench: --compare-binary $compare_binary is not an executable" >&2; exit 2; }
     compare_binary="$(cd "$(dirname "$compare_binary")" && pwd)/$(basename "$compare_binary")"
@@ -100,6 +108,7 @@ fi
 
 packages=(pkg-config libssl-dev libcbor-dev libpq-dev postgresql postgresql-contrib curl python3)
 ((perf)) && packages+=(linux-perf)
+((compare_go)) && packages+=(golang-go golang-github-duo-labs-webauthn-dev golang-github-jackc-pgx-v4-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -116,6 +125,16 @@ echo "loadbench: building passkeyd and passkeyd-loadgen (release)" >&2
 swift build "${scratch[@]}" -c release --product passkeyd >&2
 swift build "${scratch[@]}" -c release --product passkeyd-loadgen >&2
 bin="$(swift build "${scratch[@]}" -c release --show-bin-path)"
+# The second side's database is migrated by the binary compared, or for the Go reference by this passkeyd.
+compare_migrator="$compare_binary"
+if ((compare_go)); then
+    # GOPATH mode over Debian's source packages (/usr/share/gocode): no module proxy needed.
+    echo "loadbench: building the Go reference (scripts/bench/go-reference)" >&2
+    compare_binary="$(realpath -m "${LOADBENCH_SCRATCH:-$repo/.build}")/go-reference/go-reference"
+    (cd scripts/bench/go-reference && GO111MODULE=off GOPATH=/usr/share/gocode go build -o "$compare_binary" .)
+    compare_label="Go reference (duo-labs webauthn + pgx)"
+    compare_migrator="$bin/passkeyd"
+fi
 
 # The cluster: the durable one (stock durability, pg_stat_statements), or with --non-durable the dev/test one.
 pg=(scripts/postgres.sh --durable)
@@ -281,6 +300,9 @@ rm -f "$title" "$environment" "$phases" "$lead"
     echo "| durability (\`SHOW\` after start) | fsync **$fsync**, synchronous_commit **$synchronous_commit**, full_page_writes **$full_page_writes**${tag:+ — **NON-DURABLE**} |"
     echo "| storage under the cluster | $(df -h --output=source,fstype "$pg_dir/data/" 2>/dev/null | tail -1 | tr -s ' ') |"
     echo "| passkeyd | release build, pool size ${PASSKEYD_POOL_SIZE:-8}, log level warning, metrics on, on 127.0.0.1 |"
+    if ((compare_go)); then
+        echo "| Go reference | $(go version | cut -d' ' -f3), duo-labs webauthn $(dpkg-query -W -f='${Version}' golang-github-duo-labs-webauthn-dev), pgx $(dpkg-query -W -f='${Version}' golang-github-jackc-pgx-v4-dev), pool size ${PASSKEYD_POOL_SIZE:-8} |"
+    fi
     echo
 } >"$environment"
 echo "## ${tag}Phases" >"$phases"
@@ -300,7 +322,7 @@ if ((million)); then
     compare_args=(--compare-url "http://127.0.0.1:$port" --compare-server-pid "$server" --compare-database-url "$million_url"
         --compare-credentials 1000000 --repeats "$repeats")
 elif [[ -n $compare_binary ]]; then
-    fresh_database passkeyd_loadbench_compare "$compare_binary"
+    fresh_database passkeyd_loadbench_compare "$compare_migrator"
     start_server "$compare_url" "$compare_binary"
     this="this build ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift Migrations || echo ' + changes'))"
     compare_args=(--compare-url "http://127.0.0.1:$port" --compare-server-pid "$server" --compare-database-url "$compare_url"
