@@ -154,6 +154,10 @@ func median(_ values: [Double]) -> Double {
         return markdown()
     }
 
+    static let unusedCeremonies = """
+        DELETE FROM ceremonies; DO $$ BEGIN IF to_regclass('go_ceremonies') IS NOT NULL THEN DELETE FROM go_ceremonies; END IF; END $$
+        """
+
     /// One round of `phase` against `side`; pre-signed rounds first begin their own ceremonies on that side (over
     /// HTTP) and remove unused table-mode ones afterwards.
     func runRound(_ phase: ComparisonPhase, side: ComparisonSide) async throws -> ComparisonRound {
@@ -164,7 +168,9 @@ func median(_ values: [Double]) -> Double {
             result = try await runPhase(
                 phase.title, concurrency: concurrency, duration: options.seconds, limit: prepared.count, options: side.options,
                 group: group, endpoints: side.endpoints, operation: presignedFinish(prepared))
-            try psql(side.options.databaseURL, "DELETE FROM ceremonies")
+            // Ceremonies the round began but did not finish: passkeyd's on the ceremony table, and the Go reference
+            // server's (scripts/bench/go-reference), so the next round starts from the same state on either side.
+            try psql(side.options.databaseURL, Self.unusedCeremonies)
         case .mixed:
             result = try await runPhase(
                 phase.title, concurrency: concurrency, duration: options.seconds, limit: options.requests, options: side.options,
@@ -194,7 +200,7 @@ func median(_ values: [Double]) -> Double {
         let how: String
         if buildComparison {
             how = String(
-                format: "Two builds of passkeyd, each on its own database of %@ users with one ES256 credential (working set %@): A %@, B %@. Both are driven by this one load generator in alternating rounds A, B, A, B, … (%d each per phase, concurrency %d, each round at most %.0f s or %d requests, pre-signed: %d ceremonies begun over HTTP on that side and signed before each round, not measured), so the machine's drift affects both sides alike; server CPU per operation is passkeyd's plus PostgreSQL's whole process tree, read from /proc around each round. Each side had a %.0f s begin + finish warm-up first (not in the table). Every response is checked.",
+                format: "Two servers (two builds of passkeyd, or passkeyd and another server with the same API), each on its own database of %@ users with one ES256 credential (working set %@): A %@, B %@. Both are driven by this one load generator in alternating rounds A, B, A, B, … (%d each per phase, concurrency %d, each round at most %.0f s or %d requests, pre-signed: %d ceremonies begun over HTTP on that side and signed before each round, not measured), so the machine's drift affects both sides alike; server CPU per operation is the server process's plus PostgreSQL's whole process tree, read from /proc around each round. Each side had a %.0f s begin + finish warm-up first (not in the table). Every response is checked.",
                 grouped(a.credentials), grouped(a.workingSet.count), a.label ?? "", b.label ?? "", options.repeats, concurrency,
                 options.seconds, options.requests, options.presigned, options.warmup)
         } else {
@@ -211,7 +217,7 @@ func median(_ values: [Double]) -> Double {
             how,
             "",
             "| phase, c=\(concurrency) | side | round 1 req/s, p99 ms, server µs/op | " + rest.joined(separator: " ")
-                + " median req/s | median p99 ms | median server CPU µs/op | passkeyd µs/op | PostgreSQL µs/op | errors |",
+                + " median req/s | median p99 ms | median server CPU µs/op | server process µs/op | PostgreSQL µs/op | errors |",
             "|---|---|" + String(repeating: "---:|", count: options.repeats + 6),
         ]
         var verdicts: [String] = []

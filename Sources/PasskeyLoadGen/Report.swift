@@ -181,7 +181,8 @@ func phaseTableHeader() -> String {
     guard let results = options.results else { return }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-    try encoder.encode(figures).write(to: URL(fileURLWithPath: results))
+    // A side that completed nothing has no CPU per operation (NaN): such figures are left out, not written as JSON.
+    try encoder.encode(figures.filter { $0.value.isFinite }).write(to: URL(fileURLWithPath: results))
 }
 
 /// Appends `text` to the file at `path`, creating it if needed.
