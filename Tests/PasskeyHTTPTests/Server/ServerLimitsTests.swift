@@ -161,13 +161,16 @@ struct ServerLimitsTests {
             connection.send("POST /v1/authentication/begin HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
             let start = ContinuousClock.now
             var closed = false
-            while !closed, ContinuousClock.now - start < .seconds(8) {
+            while !closed, ContinuousClock.now - start < .seconds(15) {
                 // One byte every 300 ms keeps the idle clock fresh; only the read deadline stops it.
                 closed = !connection.send(" ") || connection.closedByServer(within: .milliseconds(300))
             }
             let elapsed = ContinuousClock.now - start
             print("connection limits: a body trickled at 1 byte / 300 ms was closed after \(elapsed) (read timeout 1 s)")
-            #expect(closed && elapsed < .seconds(5), "closed after \(elapsed) (read timeout 1 s, plus slack)")
+            // Nothing but the read deadline closes this connection (each byte keeps the idle timer fresh), so being
+            // closed at all is the check; the bound is slack for the shared event loops: 1.5 s usually, 7.2 s once
+            // while the sealed-http stage ran its suites in parallel on two cores.
+            #expect(closed && elapsed < .seconds(12), "closed after \(elapsed) (read timeout 1 s, plus slack)")
         }
     }
 
