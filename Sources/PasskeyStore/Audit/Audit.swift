@@ -29,6 +29,13 @@ public enum AuditEventKind: String, Sendable, Hashable, CaseIterable {
     case credentialDeleted = "credential.deleted"
     case identityLinked = "identity.linked"
     case identityUnlinked = "identity.unlinked"
+    /// A session ended by passkeyd: `details["reason"]` is `sign_out`, `admin`, `user_deleted` or `refresh_token_reuse`.
+    case sessionRevoked = "session.revoked"
+    /// An App Store entitlement changed: `details` has `product_id`, `change` (purchase, renewal, expiry, refund,
+    /// revocation) and `state` (the entitlement's new state).
+    case appStoreEntitlementChanged = "appstore.entitlement_changed"
+    /// An App Attest key was attested and stored: `details["key_id"]`.
+    case appAttestKeyRegistered = "appattest.key_registered"
 }
 
 /// One row of the append-only audit trail.
@@ -42,10 +49,12 @@ public struct AuditEvent: Sendable, Hashable {
     public let credentialID: [UInt8]?
     /// The provider identity an `identity.*` event is about.
     public let identityID: [UInt8]?
+    /// The event's other facts (ids and states, never a secret), as documented per kind in ``AuditEventKind``.
+    public let details: [String: String]
 
     public init(
         id: Int64, occurredAt: Date, kind: AuditEventKind, context: AuditContext, userHandle: [UInt8]?, credentialID: [UInt8]?,
-        identityID: [UInt8]? = nil
+        identityID: [UInt8]? = nil, details: [String: String] = [:]
     ) {
         self.id = id
         self.occurredAt = occurredAt
@@ -54,6 +63,7 @@ public struct AuditEvent: Sendable, Hashable {
         self.userHandle = userHandle
         self.credentialID = credentialID
         self.identityID = identityID
+        self.details = details
     }
 }
 
