@@ -13,6 +13,13 @@ struct ConnectionClosed: Error, CustomStringConvertible {
     var description: String { "connection closed before the response ended" }
 }
 
+/// No complete answer within the request timeout: the connection is closed (a dead or stuck server must end the run
+/// with an error, not hang it).
+struct RequestTimedOut: Error, CustomStringConvertible {
+    let seconds: Int64
+    var description: String { "no answer within \(seconds) s" }
+}
+
 /// One request handed to the pipeline together with the promise its response completes.
 struct PendingRequest: Sendable {
     let path: String
@@ -26,15 +33,27 @@ final class ClientHandler: ChannelDuplexHandler {
     typealias OutboundOut = HTTPClientRequestPart
 
     private let host: String
+    private let timeoutSeconds: Int64
     private var pending: EventLoopPromise<HTTPResult>?
+    private var deadline: Scheduled<Void>?
     private var status = 0
     private var body: ByteBuffer?
 
-    init(host: String) { self.host = host }
+    init(host: String, timeoutSeconds: Int64) {
+        self.host = host
+        self.timeoutSeconds = timeoutSeconds
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
         pending = request.promise
+        let seconds = timeoutSeconds
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: .seconds(seconds)) {
+            let (handler, context) = loopBound.value
+            handler.fail(RequestTimedOut(seconds: seconds))
+            context.close(promise: nil)
+        }
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: request.path)
         head.headers.add(name: "Host", value: host)
         head.headers.add(name: "Content-Type", value: "application/json")
@@ -54,6 +73,8 @@ final class ClientHandler: ChannelDuplexHandler {
         case .end:
             let promise = pending
             pending = nil
+            deadline?.cancel()
+            deadline = nil
             let bytes = body.map { Array($0.readableBytesView) } ?? []
             body = nil
             promise?.succeed(HTTPResult(status: status, body: bytes))
@@ -61,15 +82,20 @@ final class ClientHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        pending?.fail(error)
-        pending = nil
+        fail(error)
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        pending?.fail(ConnectionClosed())
-        pending = nil
+        fail(ConnectionClosed())
         context.fireChannelInactive()
+    }
+
+    private func fail(_ error: any Error) {
+        deadline?.cancel()
+        deadline = nil
+        pending?.fail(error)
+        pending = nil
     }
 }
 
@@ -79,13 +105,18 @@ final class HTTPConnection: Sendable {
 
     private init(channel: any Channel) { self.channel = channel }
 
+    /// Seconds a request may take before it fails with ``RequestTimedOut`` (the slowest durable benchmark answer is
+    /// well under one second; a stuck server must not hang the run).
+    static let requestTimeoutSeconds: Int64 = 60
+
     static func connect(group: any EventLoopGroup, host: String, port: Int) async throws -> HTTPConnection {
         let channel = try await ClientBootstrap(group: group)
+            .connectTimeout(.seconds(10))
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(ClientHandler(host: "\(host):\(port)"))
+                    try channel.pipeline.syncOperations.addHandler(ClientHandler(host: "\(host):\(port)", timeoutSeconds: requestTimeoutSeconds))
                 }
             }
             .connect(host: host, port: port).get()
