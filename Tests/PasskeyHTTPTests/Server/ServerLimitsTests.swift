@@ -11,8 +11,18 @@ import Synchronization
 import Testing
 import WebAuthnCore
 
+/// Runs blocking socket work on a thread of its own. Never block the cooperative pool from an async test: it has one
+/// thread per core (two here), so a test polling a socket for seconds on it halves, or stops, every other suite's
+/// servers and clients running in parallel (the several-second stalls the sealed-http stage showed).
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}
+
 /// A blocking TCP connection to 127.0.0.1 for sending requests byte by byte (what a slow or hostile client does).
-final class RawConnection {
+/// Unchecked Sendable: one thread uses it at a time (inside ``offThePool(_:)`` or a test's own thread).
+final class RawConnection: @unchecked Sendable {
     let fd: Int32
 
     init(port: Int) throws {
@@ -131,11 +141,13 @@ struct ServerLimitsTests {
             let politeThread = Thread { polite.run() }
             politeThread.start()
             while ContinuousClock.now - start < .seconds(8), closedAt.count < attackers.count {
-                for (index, connection) in attackers.enumerated() where closedAt[index] == nil {
-                    if !connection.send("X-Slow-\(index): a\r\n") || connection.closedByServer(within: .milliseconds(1)) {
-                        closedAt[index] = ContinuousClock.now - start
+                let open = attackers.indices.filter { closedAt[$0] == nil }
+                let closedNow = await offThePool {
+                    open.filter { index in
+                        !attackers[index].send("X-Slow-\(index): a\r\n") || attackers[index].closedByServer(within: .milliseconds(1))
                     }
                 }
+                for index in closedNow { closedAt[index] = ContinuousClock.now - start }
                 try await Task.sleep(for: .milliseconds(200))
             }
             let (served, retried, failed) = await polite.finish()
@@ -160,16 +172,19 @@ struct ServerLimitsTests {
             let connection = try RawConnection(port: port)
             connection.send("POST /v1/authentication/begin HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
             let start = ContinuousClock.now
-            var closed = false
-            while !closed, ContinuousClock.now - start < .seconds(15) {
-                // One byte every 300 ms keeps the idle clock fresh; only the read deadline stops it.
-                closed = !connection.send(" ") || connection.closedByServer(within: .milliseconds(300))
+            let closed = await offThePool {
+                var closed = false
+                while !closed, ContinuousClock.now - start < .seconds(15) {
+                    // One byte every 300 ms keeps the idle clock fresh; only the read deadline stops it.
+                    closed = !connection.send(" ") || connection.closedByServer(within: .milliseconds(300))
+                }
+                return closed
             }
             let elapsed = ContinuousClock.now - start
             print("connection limits: a body trickled at 1 byte / 300 ms was closed after \(elapsed) (read timeout 1 s)")
             // Nothing but the read deadline closes this connection (each byte keeps the idle timer fresh), so being
-            // closed at all is the check; the bound is slack for the shared event loops: 1.5 s usually, 7.2 s once
-            // while the sealed-http stage ran its suites in parallel on two cores.
+            // closed at all is the check; the bound is slack for two busy cores: 1.0-1.5 s usually, 7.2 s once while
+            // the sealed-http stage ran its suites in parallel and this loop still blocked a cooperative thread.
             #expect(closed && elapsed < .seconds(12), "closed after \(elapsed) (read timeout 1 s, plus slack)")
         }
     }
@@ -179,21 +194,21 @@ struct ServerLimitsTests {
         try await Self.app().test(.live) { client in
             let port = try #require(client.port)
             let idle = try RawConnection(port: port)
-            #expect(idle.closedByServer(within: .seconds(5)))
+            #expect(await offThePool { idle.closedByServer(within: .seconds(5)) })
 
             let large = try RawConnection(port: port)
             large.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Large: \(String(repeating: "a", count: 8192))\r\n\r\n")
-            let answer = large.readAll(timeout: .seconds(2))
+            let answer = await offThePool { large.readAll(timeout: .seconds(2)) }
             #expect(!answer.contains("200 OK"), "an oversized head is not served: \(answer.prefix(80))")
             // ... and answered in the API's error form, then closed.
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
             #expect(answer.lowercased().contains("content-type: application/json") && answer.lowercased().contains("connection: close"))
             #expect(answer.hasSuffix(#"{"error":{"code":"malformed_request","message":"The request is not well-formed HTTP, or its head is larger than this server accepts."}}"#))
-            #expect(large.closedByServer(within: .seconds(2)))
+            #expect(await offThePool { large.closedByServer(within: .seconds(2)) })
             // So is a request line that is not HTTP.
             let garbage = try RawConnection(port: port)
             garbage.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Header Name: x\r\n\r\n")
-            let refused = garbage.readAll(timeout: .seconds(2))
+            let refused = await offThePool { garbage.readAll(timeout: .seconds(2)) }
             #expect(refused.hasPrefix("HTTP/1.1 400") && refused.contains(#""code":"malformed_request""#), "\(refused.prefix(120))")
 
             // A normal request on a fresh connection still works, with keep-alive.
@@ -203,7 +218,7 @@ struct ServerLimitsTests {
             for _ in 0..<3 where !reply.hasPrefix("HTTP/1.1 200") {
                 let normal = try RawConnection(port: port)
                 normal.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
-                reply = normal.readAll(timeout: .seconds(2))
+                reply = await offThePool { normal.readAll(timeout: .seconds(2)) }
             }
             #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(80))")
         }
