@@ -8,7 +8,9 @@
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
-//   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
+//   Identity providers      IdentityCore (pure), ProviderKeys (the network fetches of identity: JWKS, discovery)
+//   Webhooks                WebhookCore (pure: signatures, retry schedule, URL policy); the HTTP transport is in
+//                           PasskeyServerSupport/Events
 //   Apple-signed data       AppleSignedData (pure: StoreKit / App Store notifications JWS, App Attest)
 //   Storage                 PasskeyStore (protocols, in-memory twin), PasskeyStorePostgres
 //   Use cases               PasskeyApp (one folder per domain; no HTTP)
@@ -85,6 +87,9 @@ let package = Package(
         .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
         // Pure: passkeyd's sessions (access-token claims and keys, refresh and handoff secrets, PKCE). No I/O.
         .target(name: "SessionCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
+        // Pure: webhook delivery's rules (Standard Webhooks signatures and secrets, the retry schedule, which answers
+        // are retried, the endpoint URL and address policy). No I/O.
+        .target(name: "WebhookCore", dependencies: ["COSECrypto", "PasskeyErrors"], swiftSettings: strictSettings),
         // The only code that fetches from the network: provider key sets (JWKS URL, OIDC discovery, a file) behind
         // IdentityCore's ProviderKeySource, cached with refetch limits.
         .target(
@@ -276,6 +281,7 @@ let package = Package(
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "SealedStateTests", dependencies: ["SealedState", "COSECrypto"], swiftSettings: strictSettings),
+        .testTarget(name: "WebhookCoreTests", dependencies: ["WebhookCore", "COSECrypto"], swiftSettings: strictSettings),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "IdentityCoreTests", dependencies: ["IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel"],
