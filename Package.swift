@@ -130,6 +130,7 @@ let package = Package(
             name: "PasskeyApp",
             dependencies: [
                 "PasskeyErrors", "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SealedState",
+                "WebhookCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -282,6 +283,15 @@ let package = Package(
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "SealedStateTests", dependencies: ["SealedState", "COSECrypto"], swiftSettings: strictSettings),
         .testTarget(name: "WebhookCoreTests", dependencies: ["WebhookCore", "COSECrypto"], swiftSettings: strictSettings),
+        // The webhook dispatcher (PasskeyApp/Events) on a fake outbox and a recording transport.
+        .testTarget(
+            name: "WebhookDispatchTests",
+            dependencies: [
+                "PasskeyApp", "PasskeyStore", "WebhookCore", "COSECrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "IdentityCoreTests", dependencies: ["IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel"],
