@@ -160,7 +160,7 @@ let package = Package(
             name: "PasskeySettings",
             dependencies: [
                 "PasskeyApp", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "WebAuthnModel", "COSECrypto", "IdentityCore", "JOSE",
-                "SessionCore", "AppleSignedData",
+                "SessionCore", "AppleSignedData", "WebhookCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -322,7 +322,7 @@ let package = Package(
             name: "PasskeySettingsTests",
             dependencies: [
                 "PasskeySettings", "PasskeyApp", "PasskeyStore", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto",
-                "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SettingsTestSupport",
+                "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SettingsTestSupport", "WebhookCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
