@@ -181,10 +181,12 @@ let package = Package(
             name: "PasskeyServerSupport",
             dependencies: [
                 "PasskeySettings", "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "IdentityCore",
-                "WebAuthnModel", "ProviderKeys", "PasskeyBuildInfo", "SealedState",
+                "WebAuthnModel", "ProviderKeys", "PasskeyBuildInfo", "SealedState", "WebhookCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -306,7 +308,7 @@ let package = Package(
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
                 "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "SealedState", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
-                "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo", "SettingsTestSupport",
+                "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo", "SettingsTestSupport", "WebhookCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
