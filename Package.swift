@@ -8,7 +8,9 @@
 //   C wrappers              CBORCodec, COSECrypto, LibPQ       (C pointers never leave these modules)
 //   Ceremony engine         WebAuthnModel (wire types), WebAuthnCore (pure; no I/O, no C imports)
 //   FIDO metadata           PasskeyMetadata (reads an MDS3 BLOB file; verification is in WebAuthnCore)
-//   Identity providers      IdentityCore (pure), ProviderKeys (the only network fetches: JWKS, discovery)
+//   Identity providers      IdentityCore (pure), ProviderKeys (the network fetches of identity: JWKS, discovery)
+//   Webhooks                WebhookCore (pure: signatures, retry schedule, URL policy); the HTTP transport is in
+//                           PasskeyServerSupport/Events
 //   Apple-signed data       AppleSignedData (pure: StoreKit / App Store notifications JWS, App Attest)
 //   Storage                 PasskeyStore (protocols, in-memory twin), PasskeyStorePostgres
 //   Use cases               PasskeyApp (one folder per domain; no HTTP)
@@ -85,6 +87,9 @@ let package = Package(
         .target(name: "IdentityCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
         // Pure: passkeyd's sessions (access-token claims and keys, refresh and handoff secrets, PKCE). No I/O.
         .target(name: "SessionCore", dependencies: ["JOSE", "COSECrypto", "WebAuthnModel", "PasskeyErrors"], swiftSettings: strictSettings),
+        // Pure: webhook delivery's rules (Standard Webhooks signatures and secrets, the retry schedule, which answers
+        // are retried, the endpoint URL and address policy). No I/O.
+        .target(name: "WebhookCore", dependencies: ["COSECrypto", "PasskeyErrors"], swiftSettings: strictSettings),
         // The only code that fetches from the network: provider key sets (JWKS URL, OIDC discovery, a file) behind
         // IdentityCore's ProviderKeySource, cached with refetch limits.
         .target(
@@ -125,6 +130,7 @@ let package = Package(
             name: "PasskeyApp",
             dependencies: [
                 "PasskeyErrors", "WebAuthnCore", "WebAuthnModel", "PasskeyStore", "COSECrypto", "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SealedState",
+                "WebhookCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -154,7 +160,7 @@ let package = Package(
             name: "PasskeySettings",
             dependencies: [
                 "PasskeyApp", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "WebAuthnModel", "COSECrypto", "IdentityCore", "JOSE",
-                "SessionCore", "AppleSignedData",
+                "SessionCore", "AppleSignedData", "WebhookCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -175,10 +181,12 @@ let package = Package(
             name: "PasskeyServerSupport",
             dependencies: [
                 "PasskeySettings", "PasskeyApp", "PasskeyHTTP", "PasskeyMetadata", "PasskeyStore", "LibPQ", "WebAuthnCore", "IdentityCore",
-                "WebAuthnModel", "ProviderKeys", "PasskeyBuildInfo", "SealedState",
+                "WebAuthnModel", "ProviderKeys", "PasskeyBuildInfo", "SealedState", "WebhookCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -276,6 +284,16 @@ let package = Package(
         .testTarget(name: "CBORCodecTests", dependencies: ["CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "COSECryptoTests", dependencies: ["COSECrypto", "CBORCodec"], swiftSettings: strictSettings),
         .testTarget(name: "SealedStateTests", dependencies: ["SealedState", "COSECrypto"], swiftSettings: strictSettings),
+        .testTarget(name: "WebhookCoreTests", dependencies: ["WebhookCore", "COSECrypto"], swiftSettings: strictSettings),
+        // The webhook dispatcher (PasskeyApp/Events) on a fake outbox and a recording transport.
+        .testTarget(
+            name: "WebhookDispatchTests",
+            dependencies: [
+                "PasskeyApp", "PasskeyStore", "WebhookCore", "COSECrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "IdentityCoreTests", dependencies: ["IdentityCore", "JOSE", "COSECrypto", "WebAuthnModel"],
@@ -290,7 +308,7 @@ let package = Package(
             dependencies: [
                 "PasskeyApp", "PasskeyHTTP", "PasskeyStore", "PasskeyStorePostgres", "LibPQ", "WebAuthnCore", "WebAuthnModel",
                 "WebAuthnTestSupport", "PostgresTestSupport", "PasskeyServerSupport", "SealedState", "COSECrypto", "IdentityCore", "JOSE", "ProviderKeys",
-                "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo", "SettingsTestSupport",
+                "IdentityTestSupport", "AppleSignedData", "PasskeyBuildInfo", "SettingsTestSupport", "WebhookCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -306,7 +324,7 @@ let package = Package(
             name: "PasskeySettingsTests",
             dependencies: [
                 "PasskeySettings", "PasskeyApp", "PasskeyStore", "LibPQ", "WebAuthnCore", "WebAuthnModel", "WebAuthnTestSupport", "COSECrypto",
-                "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SettingsTestSupport",
+                "IdentityCore", "JOSE", "SessionCore", "AppleSignedData", "SettingsTestSupport", "WebhookCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -146,6 +146,7 @@ do {
             "sessions": .stringConvertible(passkeyd.sessions != nil),
             "appstore": .stringConvertible(passkeyd.appStore != nil),
             "appattest": .stringConvertible(passkeyd.appAttest != nil),
+            "webhooks": .stringConvertible(passkeyd.webhooks != nil),
         ])
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are
     // closed, requests in flight finish and their connections close after the response; past

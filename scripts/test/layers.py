@@ -26,7 +26,7 @@ LAYERS = {
     # wire models and JOSE
     "WebAuthnModel": 2, "JOSE": 2.1,
     # pure cores (no I/O)
-    "WebAuthnCore": 3, "SealedState": 3, "IdentityCore": 3, "SessionCore": 3, "AppleSignedData": 3.1,
+    "WebAuthnCore": 3, "SealedState": 3, "IdentityCore": 3, "SessionCore": 3, "WebhookCore": 3, "AppleSignedData": 3.1,
     # stores and other adapters (I/O: PostgreSQL, files, provider key URLs)
     "PasskeyStore": 4, "PasskeyStorePostgres": 4.1, "PasskeyMetadata": 4, "ProviderKeys": 4,
     # use cases

@@ -47,6 +47,8 @@ public struct ApplicationDependencies: Sendable {
     /// Tests only: false keeps ceremonies on the pending-ceremony table even when the settings configure ceremony keys
     /// (a key-encryption key or key files), for tests of what only the table has (its caps).
     public var ceremonyKeysFromSettings: Bool
+    /// Tests only: where webhook deliveries go; nil = HTTPS with the settings' URL policy.
+    public var webhookTransport: (any WebhookTransport)?
 
     public init(
         logger: Logger = Logger(label: "passkeyd"), metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
@@ -54,8 +56,10 @@ public struct ApplicationDependencies: Sendable {
         challengeSource: any ChallengeSource = SystemChallengeSource(),
         providerKeys: (@Sendable (IdentitySettings.Provider) throws -> any ProviderKeySource)? = nil,
         ceremonyCount: (@Sendable () async throws -> Int)? = nil, forceSessionKeyRotation: Bool = false,
-        ceremonyKeyRing: CeremonyKeyRing? = nil, ceremonyKeysFromSettings: Bool = true, readReplica: (any PasskeyReadStore)? = nil
+        ceremonyKeyRing: CeremonyKeyRing? = nil, ceremonyKeysFromSettings: Bool = true, readReplica: (any PasskeyReadStore)? = nil,
+        webhookTransport: (any WebhookTransport)? = nil
     ) {
+        self.webhookTransport = webhookTransport
         self.readReplica = readReplica
         self.ceremonyKeyRing = ceremonyKeyRing
         self.ceremonyKeysFromSettings = ceremonyKeysFromSettings
@@ -87,14 +91,21 @@ public struct PasskeydApplication: Sendable {
     /// The background work (purges, key rotation, the revocation drain, file reloads), each a `Service` to run in
     /// the same `ServiceGroup` as ``http`` (listed before it, so a graceful shutdown stops the server first).
     public let background: [BackgroundService]
+    /// Webhook delivery (`PASSKEYD_WEBHOOKS_FILE`); nil when no endpoint is configured.
+    public let webhooks: WebhookDispatcher?
     let httpClient: HTTPClient?
+    let webhookClient: HTTPClient?
 
     /// The services in the order a `ServiceGroup` should run them: background first, the HTTP server last.
-    public var services: [any Service] { background.map { $0 as any Service } + [http] }
+    public var services: [any Service] {
+        background.map { $0 as any Service } + (webhooks.map { [$0 as any Service] } ?? []) + [http]
+    }
 
-    /// Closes what the application opened itself (the identity providers' HTTP client). The store is the caller's.
+    /// Closes what the application opened itself (the identity providers' and the webhooks' HTTP clients). The store
+    /// is the caller's.
     public func shutdown() async {
         try? await httpClient?.shutdown()
+        try? await webhookClient?.shutdown()
     }
 }
 
@@ -211,8 +222,11 @@ public func buildApplication(
         background.append(PasskeyFileReloads.metadata(source, into: ceremonies, logger: logger, now: now))
     }
 
+    // Webhook delivery: the store's endpoints synchronised with the settings, and the dispatcher when there are any.
+    let webhooks = try await WebhookAssembly(settings: settings.webhooks, store: store, dependencies: dependencies)
+
     return PasskeydApplication(
         ceremonies: ceremonies, identity: identity.service, sessions: sessions, appStore: appStore, appAttest: appAttest,
         ceremonyKeys: ceremonyKeys, routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, http: application, background: background,
-        httpClient: identity.httpClient)
+        webhooks: webhooks.dispatcher, httpClient: identity.httpClient, webhookClient: webhooks.httpClient)
 }

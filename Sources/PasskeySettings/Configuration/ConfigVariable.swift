@@ -78,6 +78,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable {
     case sessions
     case appStore
     case appAttest
+    case events
 
     /// The section's heading.
     public var title: String {
@@ -93,6 +94,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable {
         case .sessions: "Sessions after sign-in"
         case .appStore: "App Store"
         case .appAttest: "App Attest"
+        case .events: "Events and webhooks"
         }
     }
 }

@@ -5,6 +5,7 @@ public enum ConfigurationCatalog {
     public static let variables: [ConfigVariable] = {
         let all = serverVariables + databaseVariables + accessVariables + relyingPartyVariables + attestationVariables + upgradeVariables
             + ceremonyKeyVariables + identityVariables + sessionVariables + appStoreVariables + appAttestVariables
+            + eventVariables
         return ConfigSection.allCases.flatMap { section in all.filter { $0.section == section } }
     }()
 

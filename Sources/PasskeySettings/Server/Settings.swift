@@ -95,6 +95,8 @@ public struct Settings: Sendable {
     public var providerNames: ProviderNameSettings?
     /// Automatic upgrades, the self-service API, extension limits (UpgradeSettings.swift).
     public var upgrades: UpgradeSettings
+    /// Webhook delivery (`PASSKEYD_WEBHOOKS_*`; Events/WebhookSettings.swift); nil when no endpoints file is set.
+    public var webhooks: WebhookSettings?
 
     /// The serving pool's bounds: the connect, statement and pool timeouts, plus a client-side lease bound of
     /// connect timeout + statement timeout + 1 s (for a server that stops answering, where the statement timeout
@@ -190,6 +192,7 @@ public struct Settings: Sendable {
         relyingParty.conditionalCreate = upgrades.conditionalCreate
         appStore = try AppStoreSettings.load(reader, warnings: &warnings)
         appAttest = try AppAttestSettings.load(reader, warnings: &warnings)
+        webhooks = try WebhookSettings.load(reader, warnings: &warnings)
         if apiKeys.isEmpty, appStore != nil || appAttest != nil {
             warnings.append(
                 "PASSKEYD_API_KEYS: unset, so the App Store and App Attest routes are open: anyone can read a user's entitlements, post purchases and attach App Attest keys by user id; development only")
