@@ -14,6 +14,10 @@ public struct AdminError: CodedError {
         public static let credentialUnknown = Code(rawValue: "credential_unknown")
         /// The user has no identity with this id.
         public static let identityUnknown = Code(rawValue: "identity_unknown")
+        /// No webhook endpoint (in the settings) has this id.
+        public static let webhookEndpointUnknown = Code(rawValue: "webhook_endpoint_unknown")
+        /// No webhook delivery has this id.
+        public static let webhookDeliveryUnknown = Code(rawValue: "webhook_delivery_unknown")
     }
 
     public let code: Code

@@ -22,8 +22,8 @@ public struct SessionAdministration: Sendable {
 
     /// Revokes one of the user's active sessions.
     /// - Throws: ``AdminError/Code/sessionUnknown`` (no such active session of this user), ``StoreError``.
-    public func revokeSession(id: [UInt8], ofUser handle: [UInt8]) async throws {
-        guard try await sessions.store.revokeSession(id: id, ofUser: handle, reason: .admin, now: sessions.now()) else {
+    public func revokeSession(id: [UInt8], ofUser handle: [UInt8], audit: AuditContext) async throws {
+        guard try await sessions.store.revokeSession(id: id, ofUser: handle, reason: .admin, now: sessions.now(), audit: audit) else {
             throw AdminError(.sessionUnknown, "no active session with this id for this user")
         }
         sessions.count("revoked")
@@ -31,9 +31,9 @@ public struct SessionAdministration: Sendable {
 
     /// Revokes all of the user's active sessions; how many were.
     /// - Throws: ``AdminError/Code/userUnknown``, ``StoreError``.
-    public func revokeSessions(ofUser handle: [UInt8]) async throws -> Int {
+    public func revokeSessions(ofUser handle: [UInt8], audit: AuditContext) async throws -> Int {
         try await requireUser(handle)
-        let revoked = try await sessions.store.revokeSessions(ofUser: handle, reason: .admin, now: sessions.now())
+        let revoked = try await sessions.store.revokeSessions(ofUser: handle, reason: .admin, now: sessions.now(), audit: audit)
         sessions.count("revoked", by: revoked)
         return revoked
     }

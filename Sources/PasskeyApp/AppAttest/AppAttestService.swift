@@ -88,13 +88,13 @@ public struct AppAttestService: Sendable {
     /// - Throws: ``AppAttestError`` (the check that failed, `challengeInvalid`, `keyExists`), ``StoreError``
     ///   (`userUnknown`, storage).
     public func attest(
-        keyID: [UInt8], attestationObject: [UInt8], challenge: [UInt8], userHandle: [UInt8]?
+        keyID: [UInt8], attestationObject: [UInt8], challenge: [UInt8], userHandle: [UInt8]?, audit: AuditContext = .system
     ) async throws -> StoredAppAttestKey {
         try await counted("attestation") {
             try await take(challenge)
             let verified = try AppAttest.verifyAttestation(
                 attestationObject, keyID: keyID, clientDataHash: Digest.sha256(challenge), configuration: configuration, now: now())
-            switch try await store.saveAppAttestKey(verified, userHandle: userHandle) {
+            switch try await store.saveAppAttestKey(verified, userHandle: userHandle, audit: audit) {
             case .saved(let key): return key
             case .exists: throw AppAttestError(.keyExists, "the key id is already attested")
             case .userUnknown: throw StoreError(.userUnknown, "no user with this handle")

@@ -37,13 +37,15 @@ public struct AppStoreService: Sendable {
     /// Verifies a StoreKit `jwsRepresentation` and keeps it for the user.
     /// - Throws: ``AppStoreError`` (verification; `appstore_app_account_token_mismatch` when the purchase names another
     ///   user), ``StoreError`` (`user_unknown`, `appstore_transaction_owned_elsewhere`, storage).
-    public func postTransaction(_ signed: some Collection<UInt8>, userHandle: [UInt8]) async throws -> TransactionResult {
+    public func postTransaction(
+        _ signed: some Collection<UInt8>, userHandle: [UInt8], audit: AuditContext = .system
+    ) async throws -> TransactionResult {
         let clock = now()
         let transaction = try AppStoreTransaction(AppStoreJWS.verify(signed, policy: policy, now: clock), policy: policy)
         if let token = transaction.appAccountToken, token != AppAccountToken.derive(userHandle: userHandle) {
             throw AppStoreError(.appAccountTokenMismatch, "the transaction's appAccountToken names another user")
         }
-        let outcome = try await store.saveTransaction(transaction, forUser: userHandle)
+        let outcome = try await store.saveTransaction(transaction, forUser: userHandle, audit: audit)
         let records = try await store.appStoreRecords(ofUser: userHandle) ?? AppStoreRecords(transactions: [], renewals: [:])
         return TransactionResult(
             transaction: transaction, outcome: outcome,
@@ -58,7 +60,9 @@ public struct AppStoreService: Sendable {
     }
 
     /// Verifies an App Store Server Notification V2 and applies it (idempotent by its UUID).
-    public func receiveNotification(_ signedPayload: some Collection<UInt8>) async throws -> (AppStoreNotification, AppStoreNotificationOutcome) {
+    public func receiveNotification(
+        _ signedPayload: some Collection<UInt8>, audit: AuditContext = .system
+    ) async throws -> (AppStoreNotification, AppStoreNotificationOutcome) {
         let notification: AppStoreNotification
         do {
             notification = try AppStoreNotification.verify(signedPayload: signedPayload, policy: policy, now: now())
@@ -66,7 +70,7 @@ public struct AppStoreService: Sendable {
             metrics.recordNotification(type: nil, outcome: error.code.rawValue)
             throw error
         }
-        let outcome = try await store.applyNotification(notification)
+        let outcome = try await store.applyNotification(notification, audit: audit)
         metrics.recordNotification(
             type: notification.notificationType,
             outcome: outcome.duplicate ? "duplicate" : notification.ignoredProductID == nil ? "applied" : "ignored_product")

@@ -113,13 +113,13 @@ public struct SessionService: Sendable {
 
     /// Rotates a refresh token: a new access token and refresh token, the presented one retired. A retired token
     /// presented again revokes the whole session (logged as a warning, counted as `reused`).
-    public func refresh(_ presented: String) async throws -> Issued {
+    public func refresh(_ presented: String, audit: AuditContext = .system) async throws -> Issued {
         guard let hash = OpaqueToken.hash(of: presented, prefix: OpaqueToken.refreshPrefix) else {
             throw SessionError(.refreshTokenMalformed, "not a refresh token")
         }
         let time = now()
         let (replacement, replacementHash) = OpaqueToken.generate(prefix: OpaqueToken.refreshPrefix, random: random)
-        switch try await store.rotateRefreshToken(presented: hash, replacement: replacementHash, now: time, idleLifetime: policy.refreshIdleLifetime) {
+        switch try await store.rotateRefreshToken(presented: hash, replacement: replacementHash, now: time, idleLifetime: policy.refreshIdleLifetime, audit: audit) {
         case .rotated(let session):
             count("refreshed")
             return try await issue(
@@ -140,20 +140,20 @@ public struct SessionService: Sendable {
     }
 
     /// Signs out with a refresh token: revokes its session. `false` when no session has it as its current token.
-    public func signOut(refreshToken presented: String) async throws -> Bool {
+    public func signOut(refreshToken presented: String, audit: AuditContext = .system) async throws -> Bool {
         guard let hash = OpaqueToken.hash(of: presented, prefix: OpaqueToken.refreshPrefix) else {
             throw SessionError(.refreshTokenMalformed, "not a refresh token")
         }
-        let revoked = try await store.revokeSession(refreshHash: hash, reason: .signOut, now: now()) != nil
+        let revoked = try await store.revokeSession(refreshHash: hash, reason: .signOut, now: now(), audit: audit) != nil
         if revoked { count("revoked") }
         return revoked
     }
 
     /// Signs out with an access token: revokes its session (the token itself stays valid until its `exp`).
-    public func signOut(accessToken: String) async throws -> Bool {
+    public func signOut(accessToken: String, audit: AuditContext = .system) async throws -> Bool {
         let (claims, _) = try await verify(accessToken: accessToken, requireActiveSession: false)
         guard let sessionID = Base64URL.decodeStrict(claims.sessionID) else { return false }
-        let revoked = try await store.revokeSession(id: sessionID, ofUser: Base64URL.decodeStrict(claims.subject), reason: .signOut, now: now())
+        let revoked = try await store.revokeSession(id: sessionID, ofUser: Base64URL.decodeStrict(claims.subject), reason: .signOut, now: now(), audit: audit)
         if revoked { count("revoked") }
         return revoked
     }

@@ -18,6 +18,7 @@ import WebAuthnModel
 ///     PATCH  /v1/admin/credentials/:credentialId      {"nickname": string|null}
 ///     DELETE /v1/admin/credentials/:credentialId      (204)
 ///     GET    /v1/admin/audit-events?user=&since=&until=&limit=&after=   the audit trail, oldest first, paged
+///     /v1/admin/webhooks/...                          the webhooks' outbox (Events/WebhookAdminRoutes.swift)
 func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     let admin = AdminAPI(users: UserAdministration(store: api.service.store, identities: api.identity?.identities), service: api.service)
     api.route(router, .adminListUsers) { request, _, _ in try await admin.listUsers(request.uri.queryParameters) }
@@ -42,6 +43,8 @@ func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     }
     if api.identity != nil { addAdminIdentityRoutes(to: router, api: api, admin: admin.users) }
     if let sessions = api.sessions { addAdminSessionRoutes(to: router, api: api, service: sessions) }
+    // Both stores (PostgreSQL, in memory) keep the outbox; another store has no webhook routes.
+    if let events = api.service.store as? any EventStore { addWebhookAdminRoutes(to: router, api: api, store: events) }
 }
 
 
@@ -223,6 +226,8 @@ struct AuditEventJSON: Encodable {
     let credentialId: String?
     let identityId: String?
     let clientAddress: String?
+    /// The event's other facts (ids and states), `{}` when none.
+    let details: [String: String]
 
     init(_ event: AuditEvent) {
         id = String(event.id)
@@ -234,6 +239,7 @@ struct AuditEventJSON: Encodable {
         credentialId = event.credentialID.map(Base64URL.encode)
         identityId = event.identityID.map(Base64URL.encode)
         clientAddress = event.context.clientAddress
+        details = event.details
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -247,9 +253,12 @@ struct AuditEventJSON: Encodable {
         try container.encode(credentialId, forKey: .credentialId)
         try container.encode(identityId, forKey: .identityId)
         try container.encode(clientAddress, forKey: .clientAddress)
+        try container.encode(details, forKey: .details)
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, event, requestId, actor, userId, credentialId, identityId, clientAddress }
+    enum CodingKeys: String, CodingKey {
+        case id, occurredAt, event, requestId, actor, userId, credentialId, identityId, clientAddress, details
+    }
 }
 
 struct AuditPage: Encodable {

@@ -19,11 +19,15 @@ func addAdminSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, s
         return try AdminAPI.json(status: .ok, ["sessions": sessions.map { SessionInfoJSON($0, now: now) }])
     }
     api.route(router, .adminRevokeSession) { _, _, context in
-        try await admin.revokeSession(id: try AdminAPI.id(context, "sessionId"), ofUser: try AdminAPI.id(context, "userId"))
+        let (id, user) = (try AdminAPI.id(context, "sessionId"), try AdminAPI.id(context, "userId"))
+        try await admin.revokeSession(id: id, ofUser: user, audit: RequestScope.audit)
+        RequestScope.log(.sessionRevoked, user: user, details: ["session_id": Base64URL.encode(id), "reason": SessionRevocationReason.admin.rawValue])
         return Response(status: .noContent)
     }
     api.route(router, .adminRevokeSessions) { _, _, context in
-        let revoked = try await admin.revokeSessions(ofUser: try AdminAPI.id(context, "userId"))
+        let user = try AdminAPI.id(context, "userId")
+        let revoked = try await admin.revokeSessions(ofUser: user, audit: RequestScope.audit)
+        RequestScope.log(.sessionRevoked, user: user, details: ["reason": SessionRevocationReason.admin.rawValue], count: revoked)
         return try AdminAPI.json(status: .ok, ["revoked": revoked])
     }
 }

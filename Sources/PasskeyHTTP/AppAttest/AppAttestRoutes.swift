@@ -37,7 +37,9 @@ func addAppAttestRoutes(to router: Router<PasskeyRequestContext>, api: API, serv
             userHandle = handle
         default: throw AppAttestRequest.malformed("userId must be a user id (base64url).")
         }
-        let key = try await service.attest(keyID: keyID, attestationObject: object, challenge: challenge, userHandle: userHandle)
+        let key = try await service.attest(
+            keyID: keyID, attestationObject: object, challenge: challenge, userHandle: userHandle, audit: RequestScope.audit)
+        RequestScope.log(.appAttestKeyRegistered, user: userHandle, details: ["key_id": Base64URL.encode(keyID)])
         return try api.json(status: .created, AppAttestKeyJSON(key))
     }
     api.route(router, .appAttestAssertion) { _, body, _ in

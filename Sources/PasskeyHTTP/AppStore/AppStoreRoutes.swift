@@ -20,7 +20,7 @@ func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, servi
         }
         let handle = try API.userHandle(userID)
         try api.limitUser(.handle(handle))
-        let result = try await service.postTransaction(signed.utf8, userHandle: handle)
+        let result = try await service.postTransaction(signed.utf8, userHandle: handle, audit: RequestScope.audit)
         return try api.json(
             status: result.outcome == .inserted ? .created : .ok,
             AppStoreTransactionAnswer(
@@ -41,7 +41,7 @@ func addAppStoreRoutes(to router: Router<PasskeyRequestContext>, api: API, servi
         guard case .string(let signed)? = members["signedPayload"] else {
             throw APIError(status: 400, code: "malformed_json", message: "signedPayload is a required string.")
         }
-        let (notification, outcome) = try await service.receiveNotification(signed.utf8)
+        let (notification, outcome) = try await service.receiveNotification(signed.utf8, audit: RequestScope.audit)
         // Public route: the answer names no user and no purchase (Apple reads only the status).
         return try api.json(status: .ok, AppStoreNotificationAnswer(
             notificationUUID: notification.notificationUUID, notificationType: notification.notificationType,

@@ -99,6 +99,8 @@ public struct APIError: Error, Sendable, Equatable {
         case .sessionUnknown: self = .sessionUnknown
         case .credentialUnknown: self = .credentialUnknown
         case .identityUnknown: self = .identityUnknown
+        case .webhookEndpointUnknown: self.init(status: 404, code: error.code.rawValue, message: "No webhook endpoint in the settings has this id.")
+        case .webhookDeliveryUnknown: self.init(status: 404, code: error.code.rawValue, message: "No webhook delivery has this id.")
         default: self.init(status: 404, code: error.code.rawValue, message: "Not found.")
         }
     }

@@ -1,6 +1,7 @@
 public import Hummingbird
 public import Metrics
 import NIOCore
+import PasskeyStore
 import Synchronization
 
 /// Names and buckets of the request metrics. Public so the executable can configure its metrics backend (e.g.
@@ -18,6 +19,8 @@ public enum RequestMetricNames {
     /// Automatic passkey upgrades (conditional create) by event: `begun` (a begin answered), `registered` (a finish
     /// stored the passkey), `uv_established` (an upgraded passkey's first sign-in with UV=1).
     public static let upgrades = "passkeyd_upgrades_total"
+    /// Audit events (the webhooks' events) written by requests, by type: counted where their audit line is logged.
+    public static let eventsWritten = "passkeyd_events_written_total"
     /// Histogram buckets for ``duration``: 0.5 ms … 1 s (a verification is ~0.1–1 ms, a database round trip ~1 ms).
     public static let durationBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
@@ -42,12 +45,22 @@ final class RequestMetrics: Sendable {
     private let signIns = Mutex<[String: Counter]>([:])
     /// ``RequestMetricNames/upgrades`` by event.
     private let upgradeCounters: [String: Counter]
+    /// ``RequestMetricNames/eventsWritten`` by type.
+    private let eventCounters: [AuditEventKind: Counter]
 
     init(factory: any MetricsFactory) {
         self.factory = factory
         upgradeCounters = Dictionary(uniqueKeysWithValues: Self.upgradeEvents.map {
             ($0, Counter(label: RequestMetricNames.upgrades, dimensions: [("event", $0)], factory: factory))
         })
+        eventCounters = Dictionary(uniqueKeysWithValues: AuditEventKind.allCases.map {
+            ($0, Counter(label: RequestMetricNames.eventsWritten, dimensions: [("type", $0.rawValue)], factory: factory))
+        })
+    }
+
+    /// Counts `count` written events of a type (``RequestMetricNames/eventsWritten``).
+    func recordEvent(_ kind: AuditEventKind, count: Int = 1) {
+        eventCounters[kind]?.increment(by: Int64(count))
     }
 
     static let upgradeEvents = ["begun", "registered", "uv_established"]

@@ -32,10 +32,18 @@ struct RequestScope: Sendable {
     /// The audit context of the current request; `system` outside one.
     static var audit: AuditContext { current?.audit ?? .system }
 
-    /// The audit line of a change that committed: the same event the store wrote, at `info`.
-    static func log(_ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil, identity: [UInt8]? = nil) {
-        guard let scope = current else { return }
+    /// The audit line of a change that committed: the same event the store wrote, at `info`, with its `details`
+    /// (`count`: the line stands for that many events of the kind, e.g. every session of a user revoked; 0 logs
+    /// nothing). Counts ``RequestMetricNames/eventsWritten``.
+    static func log(
+        _ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil, identity: [UInt8]? = nil, details: [String: String] = [:],
+        count: Int = 1
+    ) {
+        guard let scope = current, count > 0 else { return }
+        scope.api.metrics.recordEvent(kind, count: count)
         var metadata: Logger.Metadata = ["event": .string(kind.rawValue), "actor": .string(scope.audit.actor)]
+        for (key, value) in details { metadata[key] = .string(value) }
+        if count > 1 { metadata["count"] = .stringConvertible(count) }
         if let user { metadata["user_id"] = .string(Base64URL.encode(user)) }
         if let credential { metadata["credential_id"] = .string(Base64URL.encode(credential)) }
         if let identity { metadata["identity_id"] = .string(Base64URL.encode(identity)) }

@@ -88,6 +88,13 @@ extension Operation {
     static let adminAuditEvents = Operation(name: "admin_audit_events", access: .admin, method: .get, path: "/v1/admin/audit-events", operationID: "adminAuditEvents")
     static let adminDeleteCredential = Operation(name: "admin_delete_credential", access: .admin, method: .delete, path: "/v1/admin/credentials/:credentialId", operationID: "adminDeleteCredential")
 
+    // MARK: Events
+    static let adminWebhookEndpoints = Operation(name: "admin_webhook_endpoints", access: .admin, method: .get, path: "/v1/admin/webhooks/endpoints", operationID: "adminListWebhookEndpoints")
+    static let adminWebhookDeliveries = Operation(name: "admin_webhook_deliveries", access: .admin, method: .get, path: "/v1/admin/webhooks/endpoints/:endpointId/deliveries", operationID: "adminListWebhookDeliveries")
+    static let adminWebhookRedeliver = Operation(name: "admin_webhook_redeliver", access: .admin, method: .post, path: "/v1/admin/webhooks/deliveries/:deliveryId/redeliver", operationID: "adminRedeliverWebhook")
+    static let adminWebhookPause = Operation(name: "admin_webhook_pause", access: .admin, method: .post, path: "/v1/admin/webhooks/endpoints/:endpointId/pause", operationID: "adminPauseWebhookEndpoint")
+    static let adminWebhookResume = Operation(name: "admin_webhook_resume", access: .admin, method: .post, path: "/v1/admin/webhooks/endpoints/:endpointId/resume", operationID: "adminResumeWebhookEndpoint")
+
     /// Every operation, in the order above.
     static let all: [Operation] = [
         .healthz, .readyz, .metrics, .openAPIDocument, .userSignals, .registrationBegin, .registrationFinish,
@@ -101,6 +108,7 @@ extension Operation {
         .appStoreNotification, .appStoreEntitlements, .appAttestChallenge, .appAttestAttestation, .appAttestAssertion,
         .adminUserSessions, .adminRevokeSession, .adminRevokeSessions, .adminUserIdentities, .adminUnlinkIdentity,
         .adminListUsers, .adminGetUser, .adminUserCredentials, .adminDeleteUser, .adminGetCredential,
-        .adminRenameCredential, .adminAuditEvents, .adminDeleteCredential,
+        .adminRenameCredential, .adminAuditEvents, .adminDeleteCredential, .adminWebhookEndpoints, .adminWebhookDeliveries,
+        .adminWebhookRedeliver, .adminWebhookPause, .adminWebhookResume,
     ]
 }

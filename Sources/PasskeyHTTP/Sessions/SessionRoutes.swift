@@ -25,7 +25,7 @@ func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, servic
     api.route(router, .sessionRefresh) { request, body, _ in
         let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
         do {
-            let issued = try await service.refresh(token)
+            let issued = try await service.refresh(token, audit: RequestScope.audit)
             return api.sessionResponse(issued, status: .ok, cookie: fromCookie ? service.cookie : nil)
         } catch let error as SessionError where fromCookie {
             // A dead cookie is cleared, so the page stops sending it.
@@ -36,11 +36,15 @@ func addSessionRoutes(to router: Router<PasskeyRequestContext>, api: API, servic
     }
     api.route(router, .sessionRevoke) { request, body, _ in
         if let bearer = API.bearer(request), body.isEmpty || (try? api.object(body))?.isEmpty == true {
-            _ = try await service.signOut(accessToken: bearer)
+            if try await service.signOut(accessToken: bearer, audit: RequestScope.audit) {
+                RequestScope.log(.sessionRevoked, user: nil, details: ["reason": SessionRevocationReason.signOut.rawValue])
+            }
         } else {
             let (token, fromCookie) = try api.refreshToken(body, request: request, cookie: service.cookie)
             do {
-                _ = try await service.signOut(refreshToken: token)
+                if try await service.signOut(refreshToken: token, audit: RequestScope.audit) {
+                    RequestScope.log(.sessionRevoked, user: nil, details: ["reason": SessionRevocationReason.signOut.rawValue])
+                }
             } catch let error as SessionError where fromCookie && error.code == .refreshTokenMalformed {
                 // A cookie that is not a refresh token: nothing to revoke; it is cleared below (RFC 7009: an
                 // invalid token is not an error of a revocation).

@@ -53,8 +53,9 @@ public enum AppAttestKeySave: Sendable, Hashable {
 /// Persistence for App Attest keys; their challenges are ceremonies of kind ``CeremonyKind/appAttest`` (saved and
 /// taken once through ``PasskeyStore``). Every method is atomic.
 public protocol AppAttestStore: Sendable {
-    /// Stores a verified key with counter 0, attached to `userHandle` when given.
-    func saveAppAttestKey(_ key: AttestedAppAttestKey, userHandle: [UInt8]?) async throws(StoreError) -> AppAttestKeySave
+    /// Stores a verified key with counter 0, attached to `userHandle` when given, with its `appattest.key_registered`
+    /// audit event (`details["key_id"]`, base64url) in the same atomic step.
+    func saveAppAttestKey(_ key: AttestedAppAttestKey, userHandle: [UInt8]?, audit: AuditContext) async throws(StoreError) -> AppAttestKeySave
     /// The stored key with this id; nil when unknown.
     func appAttestKey(id: [UInt8]) async throws(StoreError) -> StoredAppAttestKey?
     /// Advances the key's counter to `counter` and records the use, only while the stored counter is below it

@@ -1,13 +1,14 @@
 public import AppleSignedData
 
 extension InMemoryPasskeyStore: AppAttestStore {
-    public func saveAppAttestKey(_ key: AttestedAppAttestKey, userHandle: [UInt8]?) -> AppAttestKeySave {
+    public func saveAppAttestKey(_ key: AttestedAppAttestKey, userHandle: [UInt8]?, audit: AuditContext) -> AppAttestKeySave {
         if let userHandle, user(handle: userHandle) == nil { return .userUnknown }
         guard appAttestKeys[key.keyID] == nil else { return .exists }
         let stored = StoredAppAttestKey(
             keyID: key.keyID, userHandle: userHandle, appID: key.appID, environment: key.environment,
             publicKey: key.publicKeySPKI, counter: key.counter, receipt: key.receipt, createdAt: now(), lastUsedAt: nil)
         appAttestKeys[key.keyID] = stored
+        record(.appAttestKeyRegistered, audit, user: userHandle, credential: nil, details: ["key_id": base64url(key.keyID)])
         return .saved(stored)
     }
 

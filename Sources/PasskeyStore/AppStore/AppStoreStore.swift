@@ -45,18 +45,22 @@ public struct AppStoreRecords: Sendable, Equatable {
 /// `transactionId`, renewal information by original transaction, notifications by `notificationUUID`; a copy replaces
 /// the kept one only when its `signedDate` is not older. Deleting a user deletes their purchases.
 public protocol AppStoreStore: Sendable {
-    /// Keeps a verified transaction for the user.
+    /// Keeps a verified transaction for the user; when that changes the user's entitlement (``EntitlementChange``),
+    /// its `appstore.entitlement_changed` event is written in the same atomic step.
     /// - Throws: ``StoreError/Code/userUnknown``; ``StoreError/Code/appStoreTransactionOwnedElsewhere`` when the
     ///   purchase belongs to another user (nothing is written).
-    func saveTransaction(_ transaction: AppStoreTransaction, forUser handle: [UInt8]) async throws(StoreError) -> AppStoreSaveOutcome
+    func saveTransaction(
+        _ transaction: AppStoreTransaction, forUser handle: [UInt8], audit: AuditContext
+    ) async throws(StoreError) -> AppStoreSaveOutcome
 
     /// Keeps verified renewal information.
     /// - Returns: the handle of the purchase's user, when known.
     func saveRenewalInfo(_ renewal: AppStoreRenewalInfo) async throws(StoreError) -> [UInt8]?
 
     /// Records a verified notification and applies its transaction and renewal information, all or nothing; a
-    /// notification whose UUID is already recorded changes nothing.
-    func applyNotification(_ notification: AppStoreNotification) async throws(StoreError) -> AppStoreNotificationOutcome
+    /// notification whose UUID is already recorded changes nothing. A transaction that changes the entitlement of a
+    /// known user writes its `appstore.entitlement_changed` event in the same step.
+    func applyNotification(_ notification: AppStoreNotification, audit: AuditContext) async throws(StoreError) -> AppStoreNotificationOutcome
 
     /// A user's kept transactions and renewal information; nil when there is no such user.
     func appStoreRecords(ofUser handle: [UInt8]) async throws(StoreError) -> AppStoreRecords?

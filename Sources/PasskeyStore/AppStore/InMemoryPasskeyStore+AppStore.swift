@@ -2,14 +2,16 @@ public import AppleSignedData
 public import Foundation
 
 extension InMemoryPasskeyStore: AppStoreStore {
-    public func saveTransaction(_ transaction: AppStoreTransaction, forUser handle: [UInt8]) throws(StoreError) -> AppStoreSaveOutcome {
+    public func saveTransaction(
+        _ transaction: AppStoreTransaction, forUser handle: [UInt8], audit: AuditContext
+    ) throws(StoreError) -> AppStoreSaveOutcome {
         guard user(handle: handle) != nil else { throw StoreError(.userUnknown, "no user with that handle") }
         let original = transaction.originalTransactionID
         if case .some(.some(let owner)) = appStorePurchaseOwners[original], owner != handle {
             throw StoreError(.appStoreTransactionOwnedElsewhere, "original transaction \(original) belongs to another user")
         }
         appStorePurchaseOwners[original] = .some(handle)
-        return keep(transaction)
+        return keep(transaction, owner: handle, notificationType: nil, audit: audit)
     }
 
     public func saveRenewalInfo(_ renewal: AppStoreRenewalInfo) -> [UInt8]? {
@@ -21,7 +23,7 @@ extension InMemoryPasskeyStore: AppStoreStore {
         return owner
     }
 
-    public func applyNotification(_ notification: AppStoreNotification) -> AppStoreNotificationOutcome {
+    public func applyNotification(_ notification: AppStoreNotification, audit: AuditContext) -> AppStoreNotificationOutcome {
         guard appStoreNotificationIDs[notification.notificationUUID] == nil else {
             return AppStoreNotificationOutcome(duplicate: true, userHandle: nil)
         }
@@ -29,7 +31,7 @@ extension InMemoryPasskeyStore: AppStoreStore {
         var owner: [UInt8]?
         if let transaction = notification.transaction {
             owner = claim(transaction.originalTransactionID, appAccountToken: transaction.appAccountToken)
-            _ = keep(transaction)
+            _ = keep(transaction, owner: owner, notificationType: notification.notificationType, audit: audit)
         }
         if let renewal = notification.renewalInfo {
             owner = saveRenewalInfo(renewal)
@@ -62,14 +64,25 @@ extension InMemoryPasskeyStore: AppStoreStore {
         return owner
     }
 
-    private func keep(_ transaction: AppStoreTransaction) -> AppStoreSaveOutcome {
-        guard let kept = appStoreTransactions[transaction.transactionID] else {
-            appStoreTransactions[transaction.transactionID] = transaction
-            return .inserted
+    /// Keeps the transaction unless the kept copy is newer; an entitlement change of a known owner is recorded
+    /// (``EntitlementChange``).
+    private func keep(
+        _ transaction: AppStoreTransaction, owner: [UInt8]?, notificationType: String?, audit: AuditContext
+    ) -> AppStoreSaveOutcome {
+        let kept = appStoreTransactions[transaction.transactionID]
+        let outcome: AppStoreSaveOutcome
+        if let kept {
+            outcome = (transaction.signedDate ?? 0) >= (kept.signedDate ?? 0) ? .updated : .unchanged
+        } else {
+            outcome = .inserted
         }
-        guard (transaction.signedDate ?? 0) >= (kept.signedDate ?? 0) else { return .unchanged }
-        appStoreTransactions[transaction.transactionID] = transaction
-        return .updated
+        if outcome != .unchanged { appStoreTransactions[transaction.transactionID] = transaction }
+        if let owner, let change = EntitlementChange.of(
+            transaction, outcome: outcome, keptRevocationDate: kept?.revocationDate, notificationType: notificationType)
+        {
+            record(.appStoreEntitlementChanged, audit, user: owner, credential: nil, details: change.details(transaction, now: now()))
+        }
+        return outcome
     }
 
     /// A deleted user's purchases go with them (their transactions and renewal information too).

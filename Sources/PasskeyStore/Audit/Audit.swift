@@ -29,12 +29,15 @@ public enum AuditEventKind: String, Sendable, Hashable, CaseIterable {
     case credentialDeleted = "credential.deleted"
     case identityLinked = "identity.linked"
     case identityUnlinked = "identity.unlinked"
-    /// A session ended by passkeyd: `details["reason"]` is `sign_out`, `admin`, `user_deleted` or `refresh_token_reuse`.
+    /// A session ended by passkeyd: `details` has `session_id` (base64url) and `reason`: a ``SessionRevocationReason``'s
+    /// raw value (`sign_out`, `admin`, `refresh_token_reused`, `credential_deleted`, `identity_unlinked`) or
+    /// `user_deleted` (``SessionRevokedEvent/userDeleted``).
     case sessionRevoked = "session.revoked"
     /// An App Store entitlement changed: `details` has `product_id`, `change` (purchase, renewal, expiry, refund,
-    /// revocation) and `state` (the entitlement's new state).
+    /// revocation: ``EntitlementChange``), `state` (the entitlement's new state), `original_transaction_id` and
+    /// `transaction_id`.
     case appStoreEntitlementChanged = "appstore.entitlement_changed"
-    /// An App Attest key was attested and stored: `details["key_id"]`.
+    /// An App Attest key was attested and stored: `details["key_id"]` (base64url).
     case appAttestKeyRegistered = "appattest.key_registered"
 }
 

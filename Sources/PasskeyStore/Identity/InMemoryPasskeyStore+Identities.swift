@@ -58,8 +58,8 @@ extension InMemoryPasskeyStore: IdentityStore {
         if keepingLastSignInMethod, signInMethodCount(ofUser: handle) <= 1 { return .lastSignInMethod }
         identityRecords[id] = nil
         queueRevocations(ofIdentities: [id])
-        revokeSessions(startedBy: .identity(id))
         record(.identityUnlinked, audit, user: handle, credential: nil, identity: id)
+        revokeSessions(startedBy: .identity(id), audit: audit)
         return .removed
     }
 

@@ -34,6 +34,9 @@ public actor InMemoryPasskeyStore: PasskeyStore {
     var appAttestKeys: [[UInt8]: StoredAppAttestKey] = [:]
     /// Ceremony keys by key id (CeremonyKeys/InMemoryPasskeyStore+CeremonyKeys.swift).
     var ceremonyKeyRecords: [UInt32: StoredCeremonyKey] = [:]
+    /// Webhook endpoints and the deliveries fanned out to them (Events/InMemoryPasskeyStore+Events.swift).
+    var webhookEndpointRecords: [String: WebhookEndpointState] = [:]
+    var deliveryRecords: [Int64: DeliveryRecord] = [:]
     let revokeSessionsOnDelete: Bool
     let now: @Sendable () -> Date
     private let caps: CeremonyCaps
@@ -83,10 +86,16 @@ public actor InMemoryPasskeyStore: PasskeyStore {
             userCredentialIDs: credential.map { credentials(ofUser: $0.record.userHandle).map(\.record.id) } ?? [])
     }
 
-    func record(_ kind: AuditEventKind, _ audit: AuditContext, user: [UInt8]?, credential: [UInt8]?, identity: [UInt8]? = nil) {
-        events.append(AuditEvent(
+    /// Appends an audit event and fans it out to the webhook endpoints, as the PostgreSQL trigger does.
+    func record(
+        _ kind: AuditEventKind, _ audit: AuditContext, user: [UInt8]?, credential: [UInt8]?, identity: [UInt8]? = nil,
+        details: [String: String] = [:]
+    ) {
+        let event = AuditEvent(
             id: Int64(events.count + 1), occurredAt: now(), kind: kind, context: audit, userHandle: user, credentialID: credential,
-            identityID: identity))
+            identityID: identity, details: details)
+        events.append(event)
+        fanOut(event)
     }
 
     /// Adds a user (the identity sign-in's new users); the caller checked name and handle are free.
@@ -185,8 +194,8 @@ public actor InMemoryPasskeyStore: PasskeyStore {
 
     public func deleteCredential(id: [UInt8], audit: AuditContext) -> Bool {
         guard let removed = credentials.removeValue(forKey: id) else { return false }
-        revokeSessions(startedBy: .credential(id))
         record(.credentialDeleted, audit, user: removed.record.userHandle, credential: id)
+        revokeSessions(startedBy: .credential(id), audit: audit)
         return true
     }
 
@@ -203,7 +212,7 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         }
         queueRevocations(ofIdentities: identities.map(\.id))
         identityRecords = identityRecords.filter { $0.value.userHandle != handle }
-        removeSessionsAndHandoffs(ofUser: handle)
+        removeSessionsAndHandoffs(ofUser: handle, audit: audit)
         removeAppAttestKeys(ofUser: handle)
         record(.userDeleted, audit, user: handle, credential: nil)
         return true

@@ -44,7 +44,9 @@ extension InMemoryPasskeyStore: SessionStore {
         return true
     }
 
-    public func rotateRefreshToken(presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval) -> RefreshRotation {
+    public func rotateRefreshToken(
+        presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval, audit: AuditContext
+    ) -> RefreshRotation {
         if let id = sessionID(refreshHash: presented), var record = sessionRecords[id] {
             guard record.session.isActive(at: now) else { return .inactive(record.session) }
             retiredRefreshTokens[presented] = id
@@ -56,9 +58,7 @@ extension InMemoryPasskeyStore: SessionStore {
             return .rotated(record.session)
         }
         guard let id = retiredRefreshTokens[presented], let record = sessionRecords[id] else { return .unknown }
-        let session = record.session.revoked(at: now, reason: .refreshTokenReused)
-        sessionRecords[id]?.session = session
-        return .reused(session)
+        return .reused(revoke(record.session, at: now, reason: .refreshTokenReused, audit: audit))
     }
 
     public func session(id: [UInt8]) -> StoredSession? { sessionRecords[id]?.session }
@@ -69,26 +69,40 @@ extension InMemoryPasskeyStore: SessionStore {
         }
     }
 
-    public func revokeSession(id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date) -> Bool {
+    public func revokeSession(
+        id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date, audit: AuditContext
+    ) -> Bool {
         guard let session = sessionRecords[id]?.session, session.revokedAt == nil, handle.map({ $0 == session.userHandle }) ?? true else {
             return false
         }
-        sessionRecords[id]?.session = session.revoked(at: now, reason: reason)
+        revoke(session, at: now, reason: reason, audit: audit)
         return true
     }
 
-    public func revokeSession(refreshHash: [UInt8], reason: SessionRevocationReason, now: Date) -> StoredSession? {
-        guard let id = sessionID(refreshHash: refreshHash), let session = sessionRecords[id]?.session.revoked(at: now, reason: reason) else {
-            return nil
-        }
-        sessionRecords[id]?.session = session
-        return session
+    public func revokeSession(refreshHash: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext) -> StoredSession? {
+        guard let id = sessionID(refreshHash: refreshHash), let session = sessionRecords[id]?.session else { return nil }
+        return revoke(session, at: now, reason: reason, audit: audit)
     }
 
-    public func revokeSessions(ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date) -> Int {
+    public func revokeSessions(ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext) -> Int {
         let active = sessionRecords.values.filter { $0.session.userHandle == handle && $0.session.isActive(at: now) }
-        for record in active { sessionRecords[record.session.id]?.session = record.session.revoked(at: now, reason: reason) }
+            .sorted { $0.session.id.lexicographicallyPrecedes($1.session.id) }
+        for record in active { revoke(record.session, at: now, reason: reason, audit: audit) }
         return active.count
+    }
+
+    /// Revokes `session` unless it already is, with its `session.revoked` event; the session as it is now.
+    @discardableResult
+    func revoke(_ session: StoredSession, at now: Date, reason: SessionRevocationReason, audit: AuditContext) -> StoredSession {
+        guard session.revokedAt == nil else { return session }
+        let revoked = session.revoked(at: now, reason: reason)
+        sessionRecords[session.id]?.session = revoked
+        recordSessionRevoked(session, reason: reason.rawValue, audit: audit)
+        return revoked
+    }
+
+    func recordSessionRevoked(_ session: StoredSession, reason: String, audit: AuditContext) {
+        record(.sessionRevoked, audit, user: session.userHandle, credential: nil, details: ["session_id": base64url(session.id), "reason": reason])
     }
 
     public func saveHandoff(_ handoff: StoredHandoff) throws(StoreError) -> Bool {
@@ -143,22 +157,28 @@ extension InMemoryPasskeyStore: SessionStore {
     }
 
     /// Revokes (when configured to) every session not yet revoked that `starter` started, at the store's clock.
-    func revokeSessions(startedBy starter: SessionStarter) {
+    func revokeSessions(startedBy starter: SessionStarter, audit: AuditContext) {
         guard revokeSessionsOnDelete else { return }
         let current = now()
-        for record in sessionRecords.values where record.session.revokedAt == nil {
+        let records = sessionRecords.values.filter { $0.session.revokedAt == nil }.sorted { $0.session.id.lexicographicallyPrecedes($1.session.id) }
+        for record in records {
             switch starter {
             case .credential(let id) where record.session.credentialID == id:
-                sessionRecords[record.session.id]?.session = record.session.revoked(at: current, reason: .credentialDeleted)
+                revoke(record.session, at: current, reason: .credentialDeleted, audit: audit)
             case .identity(let id) where record.session.identityID == id:
-                sessionRecords[record.session.id]?.session = record.session.revoked(at: current, reason: .identityUnlinked)
+                revoke(record.session, at: current, reason: .identityUnlinked, audit: audit)
             default: break
             }
         }
     }
 
-    /// A deleted user's sessions (with their retired tokens) and handoff codes.
-    func removeSessionsAndHandoffs(ofUser handle: [UInt8]) {
+    /// A deleted user's sessions (with their retired tokens) and handoff codes; one `session.revoked` event
+    /// (`user_deleted`) for each session that was active.
+    func removeSessionsAndHandoffs(ofUser handle: [UInt8], audit: AuditContext) {
+        let current = now()
+        let active = sessionRecords.values.map(\.session).filter { $0.userHandle == handle && $0.isActive(at: current) }
+            .sorted { $0.id.lexicographicallyPrecedes($1.id) }
+        for session in active { recordSessionRevoked(session, reason: SessionRevokedEvent.userDeleted, audit: audit) }
         removeSessions(sessionRecords.values.filter { $0.session.userHandle == handle }.map(\.session.id))
         handoffRecords = handoffRecords.filter { $0.value.userHandle != handle }
     }

@@ -64,6 +64,12 @@ public enum SessionRevocationReason: String, Sendable, Hashable, CaseIterable {
     case identityUnlinked = "identity_unlinked"
 }
 
+/// The `reason` of a `session.revoked` event: a ``SessionRevocationReason``'s raw value, or `user_deleted` (the
+/// sessions deleted with their user; the session row is gone, so that reason is never stored on one).
+public enum SessionRevokedEvent {
+    public static let userDeleted = "user_deleted"
+}
+
 /// A stored session (never its refresh token).
 public struct StoredSession: Sendable, Hashable {
     public let id: [UInt8]
@@ -186,6 +192,9 @@ public struct StoredSigningKey: Sendable, Hashable {
 
 /// Sessions (refresh families), handoff codes and the access-token signing keys. Implemented by
 /// ``InMemoryPasskeyStore`` and the PostgreSQL store. Deleting a user deletes their sessions and handoff codes.
+/// Every revocation (by these methods, by a deletion or an unlink, and the deletion of a user's active sessions) writes
+/// one `session.revoked` audit event per session it revoked, in the same atomic step, with `details` `session_id`
+/// (base64url) and `reason`; a session already revoked is not revoked again and writes nothing.
 /// Deleting a credential or unlinking an identity revokes the sessions it started when the store is configured to
 /// (on by default), in the same atomic step as the deletion.
 public protocol SessionStore: Sendable {
@@ -196,19 +205,21 @@ public protocol SessionStore: Sendable {
     /// Presents a refresh token (by hash) and, when it is current and its session active, replaces it with
     /// `replacement` in one atomic step: of concurrent presentations of one token exactly one is ``RefreshRotation/rotated(_:)``;
     /// the others find it retired (``RefreshRotation/reused(_:)``, which revokes the session).
-    func rotateRefreshToken(presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval) async throws(StoreError) -> RefreshRotation
+    func rotateRefreshToken(
+        presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval, audit: AuditContext
+    ) async throws(StoreError) -> RefreshRotation
     /// The session with this id, active or not.
     func session(id: [UInt8]) async throws(StoreError) -> StoredSession?
     /// A user's sessions, newest first, including revoked and expired ones not yet purged.
     func sessions(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredSession]
     /// Revokes a session by id (with `user`: only if it is that user's). `false` when there is no such session or it
     /// was already revoked.
-    func revokeSession(id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date) async throws(StoreError) -> Bool
+    func revokeSession(id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date, audit: AuditContext) async throws(StoreError) -> Bool
     /// Revokes the session whose current refresh token has this hash (sign-out with the refresh token). The
     /// session, or nil when no session has it as its current token.
-    func revokeSession(refreshHash: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> StoredSession?
+    func revokeSession(refreshHash: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext) async throws(StoreError) -> StoredSession?
     /// Revokes every active session of a user; how many.
-    func revokeSessions(ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> Int
+    func revokeSessions(ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext) async throws(StoreError) -> Int
     /// Keeps a handoff code. `false` when the user no longer exists.
     func saveHandoff(_ handoff: StoredHandoff) async throws(StoreError) -> Bool
     /// Takes a handoff code: returns and deletes it in one step (concurrent takes: exactly one gets it), expired or

@@ -57,28 +57,35 @@ extension PostgresPasskeyStore {
                     """,
                 bindings: PGBindings.audited(id, audit)))
             guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return false }
-            try self.revokeSessions(startedBy: .credential, id: id, on: connection)
+            try self.revokeSessions(startedBy: .credential, id: id, audit: audit, on: connection)
             return true
         }
     }
 
+    /// The user, their credentials, identities, sessions, handoff codes (cascade) and one audit event for each credential,
+    /// identity and active session (`session.revoked`, `user_deleted`), then `user.deleted`, in one statement.
     public func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
         try await run { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
                     WITH deleted AS (DELETE FROM users WHERE user_handle = $1 RETURNING id, user_handle),
                     audit AS (
-                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, identity_id, client_address)
-                        SELECT e.event, $2, $3, e.user_handle, e.credential_id, e.identity_id, $4 FROM (
+                        INSERT INTO audit_events (event, request_id, actor, user_handle, credential_id, identity_id, client_address, details)
+                        SELECT e.event, $2, $3, e.user_handle, e.credential_id, e.identity_id, $4, e.details FROM (
                             SELECT 1 AS position, c.created_at AS at, 'credential.deleted' AS event, d.user_handle,
-                                   c.id AS credential_id, NULL::bytea AS identity_id
+                                   c.id AS credential_id, NULL::bytea AS identity_id, NULL::bytea AS session_id, NULL::jsonb AS details
                               FROM deleted d JOIN credentials c ON c.user_id = d.id
                             UNION ALL
-                            SELECT 2, i.created_at, 'identity.unlinked', d.user_handle, NULL, i.id
+                            SELECT 2, i.created_at, 'identity.unlinked', d.user_handle, NULL, i.id, NULL, NULL
                               FROM deleted d JOIN identities i ON i.user_id = d.id
                             UNION ALL
-                            SELECT 3, NULL, 'user.deleted', user_handle, NULL, NULL FROM deleted
-                        ) AS e ORDER BY e.position, e.at, e.credential_id, e.identity_id
+                            SELECT 3, NULL, 'session.revoked', d.user_handle, NULL, NULL, s.id,
+                                   jsonb_build_object('session_id', \(SQLDetails.base64url("s.id")), 'reason', '\(SessionRevokedEvent.userDeleted)')
+                              FROM deleted d JOIN sessions s ON s.user_id = d.id
+                             WHERE s.revoked_at IS NULL AND now() < s.idle_expires_at AND now() < s.absolute_expires_at
+                            UNION ALL
+                            SELECT 4, NULL, 'user.deleted', user_handle, NULL, NULL, NULL, NULL FROM deleted
+                        ) AS e ORDER BY e.position, e.at, e.credential_id, e.identity_id, e.session_id
                     )
                     SELECT count(*) FROM deleted
                     """,

@@ -11,8 +11,9 @@ extension PostgresPasskeyStore: AppAttestStore {
         k.key_id, u.user_handle, k.app_id, k.environment, k.public_key, k.counter, k.receipt, k.created_at, k.last_used_at
         """
 
-    /// Insert a key (counter 0) attached to the user with handle $2 when $2 is set; one row: the new key's
-    /// created_at (NULL when nothing was inserted) and whether the named user exists (true when none was named).
+    /// Insert a key (counter 0) attached to the user with handle $2 when $2 is set, with its audit event ($7-$9 the
+    /// context); one row: the new key's created_at (NULL when nothing was inserted) and whether the named user exists
+    /// (true when none was named).
     static let appAttestSave = PGPreparedStatement(
         name: "passkeyd_appattest_save",
         sql: """
@@ -24,10 +25,14 @@ extension PostgresPasskeyStore: AppAttestStore {
                  WHERE $2::bytea IS NULL OR EXISTS (SELECT 1 FROM u)
                 ON CONFLICT (key_id) DO NOTHING
                 RETURNING created_at
+            ), audit AS (
+                INSERT INTO audit_events (event, request_id, actor, user_handle, client_address, details)
+                SELECT 'appattest.key_registered', $7, $8, $2, $9, jsonb_build_object('key_id', \(SQLDetails.base64url("$1::bytea")))
+                  FROM ins
             )
             SELECT (SELECT created_at FROM ins), ($2::bytea IS NULL OR EXISTS (SELECT 1 FROM u))
             """,
-        parameterTypes: [.bytea, .bytea, .text, .text, .bytea, .bytea])
+        parameterTypes: [.bytea, .bytea, .text, .text, .bytea, .bytea, .text, .text, .text])
 
     static let appAttestKeyByID = PGPreparedStatement(
         name: "passkeyd_appattest_key",
@@ -49,7 +54,9 @@ extension PostgresPasskeyStore: AppAttestStore {
             """,
         parameterTypes: [.bytea, .int8])
 
-    public func saveAppAttestKey(_ key: AttestedAppAttestKey, userHandle: [UInt8]?) async throws(StoreError) -> AppAttestKeySave {
+    public func saveAppAttestKey(
+        _ key: AttestedAppAttestKey, userHandle: [UInt8]?, audit: AuditContext
+    ) async throws(StoreError) -> AppAttestKeySave {
         try await run { connection in
             var bindings = PGBindings()
             bindings.append(key.keyID)
@@ -58,6 +65,7 @@ extension PostgresPasskeyStore: AppAttestStore {
             bindings.append(key.environment.rawValue)
             bindings.append(key.publicKeySPKI)
             bindings.append(key.receipt)
+            bindings.append(contentsOf: audit)
             let result: PGResult
             do {
                 result = try connection.executePrepared(Self.appAttestSave, bindings)

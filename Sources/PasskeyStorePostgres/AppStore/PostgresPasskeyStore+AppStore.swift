@@ -35,6 +35,7 @@ extension PostgresPasskeyStore: AppStoreStore {
     static let appStoreUpsertTransaction = PGPreparedStatement(
         name: "passkeyd_appstore_upsert_transaction",
         sql: """
+            WITH kept AS (SELECT revocation_date FROM appstore_transactions WHERE transaction_id = $1), upserted AS (
             INSERT INTO appstore_transactions (\(appStoreTransactionColumns))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::uuid, $13, $14, $15, $16::jsonb)
             ON CONFLICT (transaction_id) DO UPDATE SET
@@ -47,7 +48,9 @@ extension PostgresPasskeyStore: AppStoreStore {
                 updated_at = now()
              WHERE COALESCE(EXCLUDED.signed_date, 0) >= COALESCE(appstore_transactions.signed_date, 0)
                AND appstore_transactions.original_transaction_id = EXCLUDED.original_transaction_id
-            RETURNING (xmax = 0)
+            RETURNING (xmax = 0) AS inserted
+            )
+            SELECT inserted, (SELECT revocation_date FROM kept) FROM upserted
             """,
         parameterTypes: [
             .text, .text, .text, .text, .text, .text, .int8, .int8, .int8, .int8, .int8, .text, .text, .bool, .int8, .text,
@@ -97,7 +100,9 @@ extension PostgresPasskeyStore: AppStoreStore {
         try await deleteInBatches(Self.appStorePurgeNotificationsBatch, [before])
     }
 
-    public func saveTransaction(_ transaction: AppStoreTransaction, forUser handle: [UInt8]) async throws(StoreError) -> AppStoreSaveOutcome {
+    public func saveTransaction(
+        _ transaction: AppStoreTransaction, forUser handle: [UInt8], audit: AuditContext
+    ) async throws(StoreError) -> AppStoreSaveOutcome {
         try await run(transaction: true) { connection in
             let owner = try Self.claimPurchase(
                 transaction.originalTransactionID, user: handle, appAccountToken: nil, environment: transaction.environment,
@@ -106,7 +111,7 @@ extension PostgresPasskeyStore: AppStoreStore {
             guard owner.handle == handle else {
                 throw StoreError(.appStoreTransactionOwnedElsewhere, "original transaction belongs to another user")
             }
-            return try Self.upsert(transaction, on: connection)
+            return try Self.keep(transaction, owner: handle, notificationType: nil, audit: audit, on: connection)
         }
     }
 
@@ -119,7 +124,9 @@ extension PostgresPasskeyStore: AppStoreStore {
         }
     }
 
-    public func applyNotification(_ notification: AppStoreNotification) async throws(StoreError) -> AppStoreNotificationOutcome {
+    public func applyNotification(
+        _ notification: AppStoreNotification, audit: AuditContext
+    ) async throws(StoreError) -> AppStoreNotificationOutcome {
         try await run(transaction: true) { connection in
             var bindings = PGBindings()
             bindings.append(notification.notificationUUID)
@@ -136,7 +143,10 @@ extension PostgresPasskeyStore: AppStoreStore {
             let owner = try Self.claimPurchase(
                 original, user: nil, appAccountToken: notification.transaction?.appAccountToken,
                 environment: notification.environment, on: connection)
-            if let transaction = notification.transaction { _ = try Self.upsert(transaction, on: connection) }
+            if let transaction = notification.transaction {
+                _ = try Self.keep(
+                    transaction, owner: owner.handle, notificationType: notification.notificationType, audit: audit, on: connection)
+            }
             if let renewal = notification.renewalInfo { try Self.upsert(renewal, on: connection) }
             return AppStoreNotificationOutcome(duplicate: false, userHandle: owner.handle)
         }
@@ -194,7 +204,32 @@ extension PostgresPasskeyStore: AppStoreStore {
             handle: try result.decode([UInt8]?.self, row: 0, column: 1), namedUserExists: try !result.isNull(row: 0, column: 2))
     }
 
-    static func upsert(_ transaction: AppStoreTransaction, on connection: PGConnection) throws -> AppStoreSaveOutcome {
+    /// Upserts the transaction (inside the caller's transaction, after the purchase's row was claimed and so locked)
+    /// and, when that changes the entitlement of a known owner (``EntitlementChange``), writes its
+    /// `appstore.entitlement_changed` event in the same transaction.
+    static func keep(
+        _ transaction: AppStoreTransaction, owner: [UInt8]?, notificationType: String?, audit: AuditContext, on connection: PGConnection
+    ) throws -> AppStoreSaveOutcome {
+        let (outcome, keptRevocationDate) = try upsert(transaction, on: connection)
+        guard let owner, let change = EntitlementChange.of(
+            transaction, outcome: outcome, keptRevocationDate: keptRevocationDate, notificationType: notificationType)
+        else { return outcome }
+        let details = change.details(transaction, now: Date())
+        var bindings = PGBindings()
+        bindings.append(owner)
+        bindings.append(contentsOf: audit)
+        bindings.append(String(decoding: try JSONSerialization.data(withJSONObject: details, options: [.sortedKeys]), as: UTF8.self))
+        _ = try connection.execute(PGQuery(
+            unsafeSQL: """
+                INSERT INTO audit_events (event, request_id, actor, user_handle, client_address, details)
+                VALUES ('appstore.entitlement_changed', $2, $3, $1, $4, $5::jsonb)
+                """,
+            bindings: bindings))
+        return outcome
+    }
+
+    /// The upsert's outcome and the revocation date the replaced copy had (nil when none).
+    static func upsert(_ transaction: AppStoreTransaction, on connection: PGConnection) throws -> (AppStoreSaveOutcome, Int64?) {
         var bindings = PGBindings()
         bindings.append(transaction.transactionID)
         bindings.append(transaction.originalTransactionID)
@@ -213,8 +248,8 @@ extension PostgresPasskeyStore: AppStoreStore {
         bindings.append(transaction.signedDate)
         bindings.append(String(decoding: transaction.payload, as: UTF8.self))
         let result = try connection.executePrepared(appStoreUpsertTransaction, bindings)
-        guard result.rowCount == 1 else { return .unchanged }
-        return try result.decode(Bool.self, row: 0, column: 0) ? .inserted : .updated
+        guard result.rowCount == 1 else { return (.unchanged, nil) }
+        return (try result.decode(Bool.self, row: 0, column: 0) ? .inserted : .updated, try result.decode(Int64?.self, row: 0, column: 1))
     }
 
     static func upsert(_ renewal: AppStoreRenewalInfo, on connection: PGConnection) throws {

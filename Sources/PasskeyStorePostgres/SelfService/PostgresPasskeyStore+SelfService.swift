@@ -96,7 +96,7 @@ extension PostgresPasskeyStore {
             bindings: bindings))
         guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return .unknown }
         guard try result.decode(Int64.self, row: 0, column: 1) > 0 else { return .lastSignInMethod }
-        try revokeSessions(startedBy: kind, id: id, on: connection)
+        try revokeSessions(startedBy: kind, id: id, audit: audit, on: connection)
         return .removed
     }
 

@@ -67,19 +67,36 @@ extension PostgresPasskeyStore: SessionStore {
         }
     }
 
+    /// The `session.revoked` events of the sessions in `source` (a CTE with `id` and `user_id`), one per session in id
+    /// order, as an INSERT for a CTE: `reason` an SQL text expression, `audit` the three parameters of the context.
+    static func sessionRevokedEvents(from source: String, reason: String, audit: (String, String, String)) -> String {
+        """
+        INSERT INTO audit_events (event, request_id, actor, user_handle, client_address, details)
+        SELECT 'session.revoked', \(audit.0), \(audit.1), u.user_handle, \(audit.2),
+               jsonb_build_object('session_id', \(SQLDetails.base64url("r.id")), 'reason', \(reason))
+          FROM \(source) r JOIN users u ON u.id = r.user_id ORDER BY r.id
+        """
+    }
+
     /// After a statement that deleted the credential or identity `id`, in the same transaction (when the store is
-    /// configured to revoke): revokes the sessions it started. A statement of its own, not a CTE of the deletion:
-    /// its snapshot is taken after the deletion waited for any sign-in that held the row (``createSessionStatement``
-    /// locks it), so a session committed meanwhile is revoked too. Revokes every session not yet revoked, expired or
-    /// not, with the database's clock (the deletions have no `now` of the caller's).
-    func revokeSessions(startedBy starter: SessionStarter, id: [UInt8], on connection: PGConnection) throws {
+    /// configured to revoke): revokes the sessions it started, with their `session.revoked` events. A statement of
+    /// its own, not a CTE of the deletion: its snapshot is taken after the deletion waited for any sign-in that held
+    /// the row (``createSessionStatement`` locks it), so a session committed meanwhile is revoked too. Revokes every
+    /// session not yet revoked, expired or not, with the database's clock (the deletions have no `now` of the caller's).
+    func revokeSessions(startedBy starter: SessionStarter, id: [UInt8], audit: AuditContext, on connection: PGConnection) throws {
         guard revokeSessionsOnDelete else { return }
         _ = try connection.execute(PGQuery(
             unsafeSQL: """
-                UPDATE sessions SET revoked_at = now(), revoked_reason = '\(starter.reason.rawValue)'
-                 WHERE \(starter.column) = $1 AND revoked_at IS NULL
+                WITH revoked AS (
+                    UPDATE sessions SET revoked_at = now(), revoked_reason = '\(starter.reason.rawValue)'
+                     WHERE \(starter.column) = $1 AND revoked_at IS NULL
+                    RETURNING id, user_id
+                ), audit AS (
+                    \(Self.sessionRevokedEvents(from: "revoked", reason: "'\(starter.reason.rawValue)'", audit: ("$2", "$3", "$4")))
+                )
+                SELECT count(*) FROM revoked
                 """,
-            bindings: [id]))
+            bindings: PGBindings.audited(id, audit)))
     }
 
     /// Runs an `INSERT ... SELECT ... FROM users WHERE user_handle = ...`: whether it inserted the row. A user deleted
@@ -136,30 +153,35 @@ extension PostgresPasskeyStore: SessionStore {
             """,
         parameterTypes: [.bytea, .bytea, .timestamptz, .timestamptz])
 
-    /// After a refresh that rotated nothing ($1 presented hash, $2 now), in a statement of its own so its snapshot
-    /// includes a concurrent rotation that just committed: a retired token revokes its session (unless revoked
-    /// already; the row is returned either way, as locked, so it shows the revocation), first column true; the
-    /// current token of an inactive session returns it unchanged, first column false; no row: unknown.
+    /// After a refresh that rotated nothing ($1 presented hash, $2 now, $3-$5 the audit context), in a statement of
+    /// its own so its snapshot includes a concurrent rotation that just committed: a retired token revokes its
+    /// session with its `session.revoked` event (unless revoked already: then no event, and the row is returned as
+    /// this statement's snapshot has it), first column true; the current token of an inactive session returns it
+    /// unchanged, first column false; no row: unknown.
     static let presentedAgainStatement = PGPreparedStatement(
         name: "passkeyd_session_presented_again",
         sql: """
             WITH retired AS (
                 SELECT session_id FROM session_retired_tokens WHERE token_hash = $1
-            ), reused AS (
-                UPDATE sessions
-                   SET revoked_at = COALESCE(revoked_at, $2),
-                       revoked_reason = COALESCE(revoked_reason, '\(SessionRevocationReason.refreshTokenReused.rawValue)')
-                 WHERE id IN (SELECT session_id FROM retired)
+            ), newly AS (
+                UPDATE sessions SET revoked_at = $2, revoked_reason = '\(SessionRevocationReason.refreshTokenReused.rawValue)'
+                 WHERE id IN (SELECT session_id FROM retired) AND revoked_at IS NULL
                 RETURNING *
+            ), audit AS (
+                \(sessionRevokedEvents(from: "newly", reason: "'\(SessionRevocationReason.refreshTokenReused.rawValue)'", audit: ("$3", "$4", "$5")))
+            ), reused AS (
+                SELECT * FROM newly
+                UNION ALL
+                SELECT * FROM sessions WHERE id IN (SELECT session_id FROM retired) AND NOT EXISTS (SELECT 1 FROM newly)
             )
             \(selectSessions("true, ", from: "reused"))
             UNION ALL
             \(selectSessions("false, ", from: "sessions")) WHERE s.refresh_hash = $1 AND NOT EXISTS (SELECT 1 FROM retired)
             """,
-        parameterTypes: [.bytea, .timestamptz])
+        parameterTypes: [.bytea, .timestamptz, .text, .text, .text])
 
     public func rotateRefreshToken(
-        presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval
+        presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval, audit: AuditContext
     ) async throws(StoreError) -> RefreshRotation {
         var bindings = PGBindings()
         bindings.append(presented)
@@ -172,6 +194,7 @@ extension PostgresPasskeyStore: SessionStore {
             var again = PGBindings()
             again.append(presented)
             again.append(now)
+            again.append(contentsOf: audit)
             let found = try connection.executePrepared(Self.presentedAgainStatement, again)
             guard found.rowCount == 1 else { return .unknown }
             let session = try Self.session(from: found, row: 0, offset: 1)
@@ -202,67 +225,94 @@ extension PostgresPasskeyStore: SessionStore {
         }
     }
 
-    /// $1 id, $2 the user's handle or NULL, $3 reason, $4 now.
+    /// $1 id, $2 the user's handle or NULL, $3 reason, $4 now, $5-$7 the audit context: the count revoked.
     static let revokeByID = PGPreparedStatement(
         name: "passkeyd_session_revoke_by_id",
         sql: """
-            UPDATE sessions SET revoked_at = $4, revoked_reason = $3
-             WHERE id = $1 AND revoked_at IS NULL
-               AND ($2::bytea IS NULL OR user_id = (SELECT id FROM users WHERE user_handle = $2))
+            WITH revoked AS (
+                UPDATE sessions SET revoked_at = $4, revoked_reason = $3
+                 WHERE id = $1 AND revoked_at IS NULL
+                   AND ($2::bytea IS NULL OR user_id = (SELECT id FROM users WHERE user_handle = $2))
+                RETURNING id, user_id
+            ), audit AS (
+                \(sessionRevokedEvents(from: "revoked", reason: "$3", audit: ("$5", "$6", "$7")))
+            )
+            SELECT count(*) FROM revoked
             """,
-        parameterTypes: [.bytea, .bytea, .text, .timestamptz])
+        parameterTypes: [.bytea, .bytea, .text, .timestamptz, .text, .text, .text])
 
     public func revokeSession(
-        id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date
+        id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date, audit: AuditContext
     ) async throws(StoreError) -> Bool {
         var bindings = PGBindings()
         bindings.append(id)
         bindings.append(handle)
         bindings.append(reason.rawValue)
         bindings.append(now)
-        return try await run { [bindings] connection in try connection.executePrepared(Self.revokeByID, bindings).affectedRows == 1 }
+        bindings.append(contentsOf: audit)
+        return try await run { [bindings] connection in
+            try connection.executePrepared(Self.revokeByID, bindings).decode(Int64.self, row: 0, column: 0) == 1
+        }
     }
 
-    /// $1 the current refresh hash, $2 reason, $3 now. A session revoked earlier keeps its revocation and is returned.
+    /// $1 the current refresh hash, $2 reason, $3 now, $4-$6 the audit context. A session revoked earlier keeps its
+    /// revocation, writes no event and is returned (as this statement's snapshot has it).
     static let revokeByRefreshHash = PGPreparedStatement(
         name: "passkeyd_session_revoke_by_refresh_hash",
         sql: """
             WITH revoked AS (
-                UPDATE sessions SET revoked_at = COALESCE(revoked_at, $3), revoked_reason = COALESCE(revoked_reason, $2)
-                 WHERE refresh_hash = $1
+                UPDATE sessions SET revoked_at = $3, revoked_reason = $2 WHERE refresh_hash = $1 AND revoked_at IS NULL
                 RETURNING *
+            ), audit AS (
+                \(sessionRevokedEvents(from: "revoked", reason: "$2", audit: ("$4", "$5", "$6")))
             )
             \(selectSessions(from: "revoked"))
+            UNION ALL
+            \(selectSessions(from: "sessions")) WHERE s.refresh_hash = $1 AND NOT EXISTS (SELECT 1 FROM revoked)
             """,
-        parameterTypes: [.bytea, .text, .timestamptz])
+        parameterTypes: [.bytea, .text, .timestamptz, .text, .text, .text])
 
-    public func revokeSession(refreshHash: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> StoredSession? {
+    public func revokeSession(
+        refreshHash: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext
+    ) async throws(StoreError) -> StoredSession? {
         var bindings = PGBindings()
         bindings.append(refreshHash)
         bindings.append(reason.rawValue)
         bindings.append(now)
+        bindings.append(contentsOf: audit)
         return try await run { [bindings] connection in
             let result = try connection.executePrepared(Self.revokeByRefreshHash, bindings)
             return result.rowCount == 1 ? try Self.session(from: result, row: 0) : nil
         }
     }
 
-    /// $1 handle, $2 reason, $3 now: the sessions active at $3.
+    /// $1 handle, $2 reason, $3 now, $4-$6 the audit context: the sessions active at $3; how many.
     static let revokeAllOfUser = PGPreparedStatement(
         name: "passkeyd_sessions_revoke_of_user",
         sql: """
-            UPDATE sessions SET revoked_at = $3, revoked_reason = $2
-             WHERE user_id = (SELECT id FROM users WHERE user_handle = $1)
-               AND revoked_at IS NULL AND $3 < idle_expires_at AND $3 < absolute_expires_at
+            WITH revoked AS (
+                UPDATE sessions SET revoked_at = $3, revoked_reason = $2
+                 WHERE user_id = (SELECT id FROM users WHERE user_handle = $1)
+                   AND revoked_at IS NULL AND $3 < idle_expires_at AND $3 < absolute_expires_at
+                RETURNING id, user_id
+            ), audit AS (
+                \(sessionRevokedEvents(from: "revoked", reason: "$2", audit: ("$4", "$5", "$6")))
+            )
+            SELECT count(*) FROM revoked
             """,
-        parameterTypes: [.bytea, .text, .timestamptz])
+        parameterTypes: [.bytea, .text, .timestamptz, .text, .text, .text])
 
-    public func revokeSessions(ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> Int {
+    public func revokeSessions(
+        ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext
+    ) async throws(StoreError) -> Int {
         var bindings = PGBindings()
         bindings.append(handle)
         bindings.append(reason.rawValue)
         bindings.append(now)
-        return try await run { [bindings] connection in try connection.executePrepared(Self.revokeAllOfUser, bindings).affectedRows ?? 0 }
+        bindings.append(contentsOf: audit)
+        return try await run { [bindings] connection in
+            Int(try connection.executePrepared(Self.revokeAllOfUser, bindings).decode(Int64.self, row: 0, column: 0))
+        }
     }
 
     // MARK: handoff codes

@@ -299,7 +299,7 @@ struct UpgradeHTTPTests {
                 let events = try await schema.query(
                     PGQuery(unsafeSQL: "SELECT event FROM audit_events WHERE actor = $1 ORDER BY id", bindings: ["user:" + alice]))
                 #expect(try (0..<events.rowCount).map { try events.decode(String.self, row: $0, column: 0) }
-                    == ["credential.renamed", "credential.registered", "credential.deleted"])
+                    == ["credential.renamed", "credential.registered", "credential.deleted", "session.revoked"])
                 // Deleting the passkey this session signed in with ended the session.
                 #expect(try await client.get("/v1/me/credentials", headers: Self.bearer(aliceToken)).errorCode == "session_revoked")
             }

@@ -119,17 +119,23 @@ extension DownStore: IdentityStore, ProviderTokenStore, SessionStore, AppStoreSt
     func pendingTokenRevocationCount() async throws(StoreError) -> Int { throw error }
     func createSession(_ session: NewSession) async throws(StoreError) -> Bool { throw error }
     func rotateRefreshToken(
-        presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval
+        presented: [UInt8], replacement: [UInt8], now: Date, idleLifetime: TimeInterval, audit: AuditContext
     ) async throws(StoreError) -> RefreshRotation { throw error }
     func session(id: [UInt8]) async throws(StoreError) -> StoredSession? { throw error }
     func sessions(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredSession] { throw error }
-    func revokeSession(id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date) async throws(StoreError) -> Bool {
+    func revokeSession(
+        id: [UInt8], ofUser handle: [UInt8]?, reason: SessionRevocationReason, now: Date, audit: AuditContext
+    ) async throws(StoreError) -> Bool {
         throw error
     }
-    func revokeSession(refreshHash: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> StoredSession? {
+    func revokeSession(
+        refreshHash: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext
+    ) async throws(StoreError) -> StoredSession? {
         throw error
     }
-    func revokeSessions(ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date) async throws(StoreError) -> Int { throw error }
+    func revokeSessions(
+        ofUser handle: [UInt8], reason: SessionRevocationReason, now: Date, audit: AuditContext
+    ) async throws(StoreError) -> Int { throw error }
     func saveHandoff(_ handoff: StoredHandoff) async throws(StoreError) -> Bool { throw error }
     func takeHandoff(codeHash: [UInt8]) async throws(StoreError) -> StoredHandoff? { throw error }
     func purgeSessions(before: Date) async throws(StoreError) -> Int { throw error }
@@ -138,14 +144,20 @@ extension DownStore: IdentityStore, ProviderTokenStore, SessionStore, AppStoreSt
         _ key: StoredSigningKey, unlessCreatedAfter: Date, retiredKeyLifetime: TimeInterval
     ) async throws(StoreError) -> Bool { throw error }
     func purgeSigningKeys(before: Date) async throws(StoreError) -> Int { throw error }
-    func saveTransaction(_ transaction: AppStoreTransaction, forUser handle: [UInt8]) async throws(StoreError) -> AppStoreSaveOutcome {
+    func saveTransaction(
+        _ transaction: AppStoreTransaction, forUser handle: [UInt8], audit: AuditContext
+    ) async throws(StoreError) -> AppStoreSaveOutcome {
         throw error
     }
     func saveRenewalInfo(_ renewal: AppStoreRenewalInfo) async throws(StoreError) -> [UInt8]? { throw error }
-    func applyNotification(_ notification: AppStoreNotification) async throws(StoreError) -> AppStoreNotificationOutcome { throw error }
+    func applyNotification(
+        _ notification: AppStoreNotification, audit: AuditContext
+    ) async throws(StoreError) -> AppStoreNotificationOutcome { throw error }
     func appStoreRecords(ofUser handle: [UInt8]) async throws(StoreError) -> AppStoreRecords? { throw error }
     func purgeAppStoreNotifications(before: Date) async throws(StoreError) -> Int { throw error }
-    func saveAppAttestKey(_ key: AttestedAppAttestKey, userHandle: [UInt8]?) async throws(StoreError) -> AppAttestKeySave { throw error }
+    func saveAppAttestKey(
+        _ key: AttestedAppAttestKey, userHandle: [UInt8]?, audit: AuditContext
+    ) async throws(StoreError) -> AppAttestKeySave { throw error }
     func appAttestKey(id: [UInt8]) async throws(StoreError) -> StoredAppAttestKey? { throw error }
     func advanceAppAttestCounter(keyID: [UInt8], to counter: UInt32) async throws(StoreError) -> Bool { throw error }
 }

@@ -551,7 +551,10 @@ struct SessionHTTPTests {
             #expect(try await client.send(.delete, "/v1/me/identities/\(identity)", headers: SessionHarness.bearer(token)).status == 204)
             #expect(try await harness.store.identities(ofUser: try #require(Base64URL.decode(user))).isEmpty)
             let events = try await harness.store.auditEvents(AuditQuery(userHandle: try #require(Base64URL.decode(user))))
-            #expect(events.last?.kind == .identityUnlinked && events.last?.context.actor == "user:" + user)
+            // The unlink, then the revocation of the session the identity started (same actor, same transaction).
+            #expect(events.suffix(2).map(\.kind) == [.identityUnlinked, .sessionRevoked])
+            #expect(events.suffix(2).allSatisfy { $0.context.actor == "user:" + user })
+            #expect(events.last?.details["reason"] == "identity_unlinked")
             #expect(try await client.get("/v1/me/identities", headers: SessionHarness.bearer(token)).errorCode == "session_revoked")
         }
     }

@@ -62,6 +62,8 @@ from .models import (
     RegistrationFinishResponse,
     SessionResponse,
     UserPage,
+    WebhookDeliveryPage,
+    WebhookEndpointList,
 )
 
 JSON = Dict[str, Any]
@@ -377,6 +379,28 @@ class AsyncPasskeydClient:
 
     async def admin_revoke_user_session(self, user_id: str, session_id: str) -> None:
         await self._call("admin_revoke_user_session", path={"userId": user_id, "sessionId": session_id})
+
+    async def admin_list_webhook_endpoints(self) -> WebhookEndpointList:
+        return cast(WebhookEndpointList, await self._call("admin_list_webhook_endpoints"))
+
+    async def admin_list_webhook_deliveries(
+        self, endpoint_id: str, *, status: Optional[str] = None, limit: Optional[int] = None, after: Optional[str] = None,
+    ) -> WebhookDeliveryPage:
+        """A page of the endpoint's deliveries, oldest first (``status``: pending, delivered or failed)."""
+        query = {"status": status, "limit": limit, "after": after}
+        return cast(
+            WebhookDeliveryPage,
+            await self._call("admin_list_webhook_deliveries", path={"endpointId": endpoint_id}, query=query),
+        )
+
+    async def admin_redeliver_webhook(self, delivery_id: str) -> None:
+        await self._call("admin_redeliver_webhook", path={"deliveryId": delivery_id})
+
+    async def admin_pause_webhook_endpoint(self, endpoint_id: str) -> None:
+        await self._call("admin_pause_webhook_endpoint", path={"endpointId": endpoint_id})
+
+    async def admin_resume_webhook_endpoint(self, endpoint_id: str) -> None:
+        await self._call("admin_resume_webhook_endpoint", path={"endpointId": endpoint_id})
 
     # ---- FIDO conformance binding (PASSKEYD_CONFORMANCE=on; for the FIDO test tools, not for apps) ----
 

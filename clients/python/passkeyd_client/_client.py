@@ -64,6 +64,8 @@ from .models import (
     RegistrationFinishResponse,
     SessionResponse,
     UserPage,
+    WebhookDeliveryPage,
+    WebhookEndpointList,
 )
 
 JSON = Dict[str, Any]
@@ -379,6 +381,28 @@ class PasskeydClient:
 
     def admin_revoke_user_session(self, user_id: str, session_id: str) -> None:
         self._call("admin_revoke_user_session", path={"userId": user_id, "sessionId": session_id})
+
+    def admin_list_webhook_endpoints(self) -> WebhookEndpointList:
+        return cast(WebhookEndpointList, self._call("admin_list_webhook_endpoints"))
+
+    def admin_list_webhook_deliveries(
+        self, endpoint_id: str, *, status: Optional[str] = None, limit: Optional[int] = None, after: Optional[str] = None,
+    ) -> WebhookDeliveryPage:
+        """A page of the endpoint's deliveries, oldest first (``status``: pending, delivered or failed)."""
+        query = {"status": status, "limit": limit, "after": after}
+        return cast(
+            WebhookDeliveryPage,
+            self._call("admin_list_webhook_deliveries", path={"endpointId": endpoint_id}, query=query),
+        )
+
+    def admin_redeliver_webhook(self, delivery_id: str) -> None:
+        self._call("admin_redeliver_webhook", path={"deliveryId": delivery_id})
+
+    def admin_pause_webhook_endpoint(self, endpoint_id: str) -> None:
+        self._call("admin_pause_webhook_endpoint", path={"endpointId": endpoint_id})
+
+    def admin_resume_webhook_endpoint(self, endpoint_id: str) -> None:
+        self._call("admin_resume_webhook_endpoint", path={"endpointId": endpoint_id})
 
     # ---- FIDO conformance binding (PASSKEYD_CONFORMANCE=on; for the FIDO test tools, not for apps) ----
 

@@ -95,6 +95,19 @@ _TABLE = [
     Operation(
         "adminRevokeUserSession", "DELETE", "/v1/admin/users/{userId}/sessions/{sessionId}", (ADMIN_KEY,), WRITE
     ),
+    Operation("adminListWebhookEndpoints", "GET", "/v1/admin/webhooks/endpoints", (ADMIN_KEY,), READ),
+    Operation(
+        "adminListWebhookDeliveries", "GET", "/v1/admin/webhooks/endpoints/{endpointId}/deliveries", (ADMIN_KEY,), READ
+    ),
+    Operation(
+        "adminRedeliverWebhook", "POST", "/v1/admin/webhooks/deliveries/{deliveryId}/redeliver", (ADMIN_KEY,), WRITE
+    ),
+    Operation(
+        "adminPauseWebhookEndpoint", "POST", "/v1/admin/webhooks/endpoints/{endpointId}/pause", (ADMIN_KEY,), WRITE
+    ),
+    Operation(
+        "adminResumeWebhookEndpoint", "POST", "/v1/admin/webhooks/endpoints/{endpointId}/resume", (ADMIN_KEY,), WRITE
+    ),
     # FIDO conformance binding (PASSKEYD_CONFORMANCE=on)
     Operation("conformanceAttestationOptions", "POST", "/attestation/options", (API_KEY,), BEGIN),
     Operation("conformanceAttestationResult", "POST", "/attestation/result", (API_KEY,), WRITE),

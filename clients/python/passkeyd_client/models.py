@@ -557,6 +557,10 @@ class AuditEvent(TypedDict):
     identityId: Optional[str]
     # The client's address as the rate limits see it.
     clientAddress: Optional[str]
+    # The event's other facts, ids and states only (never a token, key or secret); `{}` when none.
+    # `session.revoked`: `session_id`, `reason`; `appstore.entitlement_changed`: `product_id`, `change`, `state`,
+    # `original_transaction_id`, `transaction_id`; `appattest.key_registered`: `key_id`.
+    details: Dict[str, Any]
 
 
 class AuditEventPage(TypedDict):
@@ -1110,6 +1114,48 @@ class CreateUserRequest(TypedDict):
 
 class CreateUserResponse(TypedDict):
     user: "User"
+
+
+class WebhookEndpoint(TypedDict):
+    # The endpoint's name in the settings.
+    id: str
+    # Where deliveries are POSTed.
+    url: str
+    # The event types it receives, sorted; null: every type.
+    events: Optional[List[str]]
+    # Paused by an administrator: deliveries wait.
+    paused: bool
+    # No longer in the settings: nothing new is fanned out to it, nothing is sent.
+    removed: bool
+
+
+class WebhookEndpointList(TypedDict):
+    endpoints: List["WebhookEndpoint"]
+
+
+class WebhookDelivery(TypedDict):
+    # The delivery's id (the paging cursor and the redeliver route's `deliveryId`).
+    id: str
+    endpointId: str
+    # `pending`: waiting for its first or next attempt; `delivered`: a 2xx answer was received; `failed`: retries
+    # exhausted or refused for good.
+    status: str
+    attempts: int
+    # When a pending delivery is due; null otherwise.
+    nextAttemptAt: Optional[str]
+    lastAttemptAt: Optional[str]
+    # The HTTP status of the last attempt, when one was received.
+    lastStatusCode: Optional[int]
+    # Why the last attempt failed (at most 500 characters).
+    lastError: Optional[str]
+    deliveredAt: Optional[str]
+    event: "AuditEvent"
+
+
+class WebhookDeliveryPage(TypedDict):
+    deliveries: List["WebhookDelivery"]
+    # The cursor of the next page (pass as `after`); null on the last page.
+    next: Optional[str]
 
 
 Provider = CredentialProvider

@@ -116,6 +116,11 @@ export declare class PasskeydClient {
     adminRevokeUserSessions(userId: string, options?: RequestOptions): Promise<Answer<"adminRevokeUserSessions">>;
     /** DELETE /v1/admin/users/{userId}/sessions/{sessionId}. */
     adminRevokeUserSession(userId: string, sessionId: string, options?: RequestOptions): Promise<Answer<"adminRevokeUserSession">>;
+    adminListWebhookEndpoints(options?: RequestOptions): Promise<Answer<"adminListWebhookEndpoints">>;
+    adminListWebhookDeliveries(endpointId: string, query?: Query<"adminListWebhookDeliveries">, options?: RequestOptions): Promise<Answer<"adminListWebhookDeliveries">>;
+    adminRedeliverWebhook(deliveryId: string, options?: RequestOptions): Promise<Answer<"adminRedeliverWebhook">>;
+    adminPauseWebhookEndpoint(endpointId: string, options?: RequestOptions): Promise<Answer<"adminPauseWebhookEndpoint">>;
+    adminResumeWebhookEndpoint(endpointId: string, options?: RequestOptions): Promise<Answer<"adminResumeWebhookEndpoint">>;
     /** POST /attestation/options. */
     conformanceAttestationOptions(body: Body<"conformanceAttestationOptions">, options?: RequestOptions): Promise<Answer<"conformanceAttestationOptions">>;
     /** POST /attestation/result. */

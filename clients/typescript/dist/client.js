@@ -120,6 +120,21 @@ export class PasskeydClient {
     adminRevokeUserSession(userId, sessionId, options) {
         return this.call("adminRevokeUserSession", { pathParams: { userId, sessionId } }, options);
     }
+    adminListWebhookEndpoints(options) {
+        return this.call("adminListWebhookEndpoints", {}, options);
+    }
+    adminListWebhookDeliveries(endpointId, query, options) {
+        return this.call("adminListWebhookDeliveries", { pathParams: { endpointId }, query }, options);
+    }
+    adminRedeliverWebhook(deliveryId, options) {
+        return this.call("adminRedeliverWebhook", { pathParams: { deliveryId } }, options);
+    }
+    adminPauseWebhookEndpoint(endpointId, options) {
+        return this.call("adminPauseWebhookEndpoint", { pathParams: { endpointId } }, options);
+    }
+    adminResumeWebhookEndpoint(endpointId, options) {
+        return this.call("adminResumeWebhookEndpoint", { pathParams: { endpointId } }, options);
+    }
     // ---- FIDO conformance binding (PASSKEYD_FIDO_CONFORMANCE=on) ----
     /** POST /attestation/options. */
     conformanceAttestationOptions(body, options) {

@@ -208,6 +208,28 @@ export class PasskeydClient {
     return this.call("adminRevokeUserSession", { pathParams: { userId, sessionId } }, options);
   }
 
+  adminListWebhookEndpoints(options?: RequestOptions): Promise<Answer<"adminListWebhookEndpoints">> {
+    return this.call("adminListWebhookEndpoints", {}, options);
+  }
+
+  adminListWebhookDeliveries(
+    endpointId: string, query?: Query<"adminListWebhookDeliveries">, options?: RequestOptions,
+  ): Promise<Answer<"adminListWebhookDeliveries">> {
+    return this.call("adminListWebhookDeliveries", { pathParams: { endpointId }, query }, options);
+  }
+
+  adminRedeliverWebhook(deliveryId: string, options?: RequestOptions): Promise<Answer<"adminRedeliverWebhook">> {
+    return this.call("adminRedeliverWebhook", { pathParams: { deliveryId } }, options);
+  }
+
+  adminPauseWebhookEndpoint(endpointId: string, options?: RequestOptions): Promise<Answer<"adminPauseWebhookEndpoint">> {
+    return this.call("adminPauseWebhookEndpoint", { pathParams: { endpointId } }, options);
+  }
+
+  adminResumeWebhookEndpoint(endpointId: string, options?: RequestOptions): Promise<Answer<"adminResumeWebhookEndpoint">> {
+    return this.call("adminResumeWebhookEndpoint", { pathParams: { endpointId } }, options);
+  }
+
   // ---- FIDO conformance binding (PASSKEYD_FIDO_CONFORMANCE=on) ----
 
   /** POST /attestation/options. */

@@ -354,6 +354,10 @@ extension ErrorCode {
     public static let userNotVerified = ErrorCode("user_not_verified")
     /// `user_unknown` (404)
     public static let userUnknown = ErrorCode("user_unknown")
+    /// `webhook_delivery_unknown` (404)
+    public static let webhookDeliveryUnknown = ErrorCode("webhook_delivery_unknown")
+    /// `webhook_endpoint_unknown` (404)
+    public static let webhookEndpointUnknown = ErrorCode("webhook_endpoint_unknown")
 
     /// Every code `openapi.json` lists.
     public static let known: Set<ErrorCode> = [
@@ -533,5 +537,7 @@ extension ErrorCode {
         .userNotPresent,
         .userNotVerified,
         .userUnknown,
+        .webhookDeliveryUnknown,
+        .webhookEndpointUnknown,
     ]
 }

@@ -92,6 +92,15 @@ public struct PasskeydOperation: Sendable, Hashable, CustomStringConvertible {
     static let adminRevokeUserSessions = Self("adminRevokeUserSessions", "DELETE", "/v1/admin/users/{userId}/sessions", [.adminKey], .write)
     static let adminRevokeUserSession = Self(
         "adminRevokeUserSession", "DELETE", "/v1/admin/users/{userId}/sessions/{sessionId}", [.adminKey], .write)
+    static let adminListWebhookEndpoints = Self("adminListWebhookEndpoints", "GET", "/v1/admin/webhooks/endpoints", [.adminKey], .read)
+    static let adminListWebhookDeliveries = Self(
+        "adminListWebhookDeliveries", "GET", "/v1/admin/webhooks/endpoints/{endpointId}/deliveries", [.adminKey], .read)
+    static let adminRedeliverWebhook = Self(
+        "adminRedeliverWebhook", "POST", "/v1/admin/webhooks/deliveries/{deliveryId}/redeliver", [.adminKey], .write)
+    static let adminPauseWebhookEndpoint = Self(
+        "adminPauseWebhookEndpoint", "POST", "/v1/admin/webhooks/endpoints/{endpointId}/pause", [.adminKey], .write)
+    static let adminResumeWebhookEndpoint = Self(
+        "adminResumeWebhookEndpoint", "POST", "/v1/admin/webhooks/endpoints/{endpointId}/resume", [.adminKey], .write)
     // MARK: FIDO conformance binding
     static let conformanceAttestationOptions = Self("conformanceAttestationOptions", "POST", "/attestation/options", [.apiKey], .begin)
     static let conformanceAttestationResult = Self("conformanceAttestationResult", "POST", "/attestation/result", [.apiKey], .write)
@@ -117,7 +126,8 @@ public struct PasskeydOperation: Sendable, Hashable, CustomStringConvertible {
         appAttestChallenge, appAttestAttestation, appAttestAssertion,
         adminListUsers, adminGetUser, adminDeleteUser, adminListUserCredentials, adminGetCredential,
         adminRenameCredential, adminDeleteCredential, adminAuditEvents, adminListUserIdentities, adminUnlinkIdentity,
-        adminListUserSessions, adminRevokeUserSessions, adminRevokeUserSession,
+        adminListUserSessions, adminRevokeUserSessions, adminRevokeUserSession, adminListWebhookEndpoints,
+        adminListWebhookDeliveries, adminRedeliverWebhook, adminPauseWebhookEndpoint, adminResumeWebhookEndpoint,
         conformanceAttestationOptions, conformanceAttestationResult, conformanceAssertionOptions,
         conformanceAssertionResult,
         getHealth, getReadiness, getMetrics, getOpenAPIDocument, getAppleAppSiteAssociation, getAssetLinks,

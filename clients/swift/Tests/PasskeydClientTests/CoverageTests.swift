@@ -320,6 +320,22 @@ extension CoverageTests {
             try await $0.adminRevokeUserSession(userId: user, sessionId: "c2Vzcw")
             return nil
         },
+        Call(operation: "adminListWebhookEndpoints", label: "", credential: "adminKey") { try await $0.adminListWebhookEndpoints() },
+        Call(operation: "adminListWebhookDeliveries", label: "", credential: "adminKey", query: ["status", "limit", "after"]) {
+            try await $0.adminListWebhookDeliveries(endpointId: "backend", status: "failed", limit: 10, after: "42")
+        },
+        Call(operation: "adminRedeliverWebhook", label: "", credential: "adminKey") {
+            try await $0.adminRedeliverWebhook(deliveryId: "42")
+            return nil
+        },
+        Call(operation: "adminPauseWebhookEndpoint", label: "", credential: "adminKey") {
+            try await $0.adminPauseWebhookEndpoint(endpointId: "backend")
+            return nil
+        },
+        Call(operation: "adminResumeWebhookEndpoint", label: "", credential: "adminKey") {
+            try await $0.adminResumeWebhookEndpoint(endpointId: "backend")
+            return nil
+        },
         // FIDO conformance binding
         Call(operation: "conformanceAttestationOptions", label: "", credential: "apiKey",
              members: ["username", "displayName", "authenticatorSelection", "attestation", "extensions"]) {

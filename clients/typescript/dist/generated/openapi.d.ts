@@ -435,7 +435,7 @@ export declare type AuditEvent = {
     /** Increasing with time; the paging cursor. */
     id: string;
     occurredAt: string;
-    event: "user.created" | "user.deleted" | "credential.registered" | "credential.renamed" | "credential.deleted" | "identity.linked" | "identity.unlinked";
+    event: "user.created" | "user.deleted" | "credential.registered" | "credential.renamed" | "credential.deleted" | "identity.linked" | "identity.unlinked" | "session.revoked" | "appstore.entitlement_changed" | "appattest.key_registered";
     /** The request's id, as in its log lines. */
     requestId: string | null;
     /** `api:<fingerprint>`, `admin:<fingerprint>`, `api:open`, `demo` or `conformance`. */
@@ -446,6 +446,10 @@ export declare type AuditEvent = {
     identityId: Base64URL | null;
     /** The client's address as the rate limits see it. */
     clientAddress: string | null;
+    /** The event's other facts, ids and states only (never a token, key or secret); `{}` when none. `session.revoked`: `session_id`, `reason`; `appstore.entitlement_changed`: `product_id`, `change`, `state`, `original_transaction_id`, `transaction_id`; `appattest.key_registered`: `key_id`. */
+    details: {
+        [key: string]: string;
+    };
 };
 export declare type AuditEventPage = {
     events: AuditEvent[];
@@ -886,6 +890,43 @@ export declare type CreateUserRequest = {
 export declare type CreateUserResponse = {
     user: User;
 };
+export declare type WebhookEndpoint = {
+    /** The endpoint's name in the settings. */
+    id: string;
+    /** Where deliveries are POSTed. */
+    url: string;
+    /** The event types it receives, sorted; null: every type. */
+    events: ("user.created" | "user.deleted" | "credential.registered" | "credential.renamed" | "credential.deleted" | "identity.linked" | "identity.unlinked" | "session.revoked" | "appstore.entitlement_changed" | "appattest.key_registered")[] | null;
+    /** Paused by an administrator: deliveries wait. */
+    paused: boolean;
+    /** No longer in the settings: nothing new is fanned out to it, nothing is sent. */
+    removed: boolean;
+};
+export declare type WebhookEndpointList = {
+    endpoints: WebhookEndpoint[];
+};
+export declare type WebhookDelivery = {
+    /** The delivery's id (the paging cursor and the redeliver route's `deliveryId`). */
+    id: string;
+    endpointId: string;
+    /** `pending`: waiting for its first or next attempt; `delivered`: a 2xx answer was received; `failed`: retries exhausted or refused for good. */
+    status: "pending" | "delivered" | "failed";
+    attempts: number;
+    /** When a pending delivery is due; null otherwise. */
+    nextAttemptAt: string | null;
+    lastAttemptAt: string | null;
+    /** The HTTP status of the last attempt, when one was received. */
+    lastStatusCode: number | null;
+    /** Why the last attempt failed (at most 500 characters). */
+    lastError: string | null;
+    deliveredAt: string | null;
+    event: AuditEvent;
+};
+export declare type WebhookDeliveryPage = {
+    deliveries: WebhookDelivery[];
+    /** The cursor of the next page (pass as `after`); null on the last page. */
+    next: string | null;
+};
 /** The request and answer types of each operation, by operationId. */
 export interface Operations {
     /**
@@ -1174,7 +1215,7 @@ export interface Operations {
     /**
      * GET /v1/admin/audit-events: Page through the audit trail
      *
-     * The append-only audit trail, oldest first: `user.created`, `user.deleted`, `credential.registered`, `credential.renamed`, `credential.deleted`, each written by the statement that made the change. `actor` names who asked without revealing a key: `api:` or `admin:` and the first 16 hex digits of SHA-256 of the bearer key, `api:open` (no API keys configured), `demo` or `conformance`. Filters combine; pages chain with `next`.
+     * The append-only audit trail, oldest first: `user.created`, `user.deleted`, `credential.registered`, `credential.renamed`, `credential.deleted`, `identity.linked`, `identity.unlinked`, `session.revoked`, `appstore.entitlement_changed`, `appattest.key_registered`, each written by the statement (or transaction) that made the change, with its `details`. These rows are also the webhooks' events. `actor` names who asked without revealing a key: `api:` or `admin:` and the first 16 hex digits of SHA-256 of the bearer key, `api:open` (no API keys configured), `demo` or `conformance`. Filters combine; pages chain with `next`.
      */
     adminAuditEvents: {
         pathParams: {};
@@ -1679,11 +1720,100 @@ export interface Operations {
         status: 200;
         errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "user_unknown";
     };
+    /**
+     * GET /v1/admin/webhooks/endpoints: List the webhook endpoints
+     *
+     * The endpoints as the store knows them, by id: those in the settings and those removed from them (`removed`: nothing new is fanned out to them and nothing is sent). `events` null: every event type.
+     */
+    adminListWebhookEndpoints: {
+        pathParams: {};
+        query: {};
+        body: never;
+        bodyRequired: false;
+        response: WebhookEndpointList;
+        status: 200;
+        errorCode: "body_too_large" | "internal_error" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized";
+    };
+    /**
+     * GET /v1/admin/webhooks/endpoints/{endpointId}/deliveries: Page through an endpoint's deliveries
+     *
+     * One delivery per event fanned out to this endpoint, oldest first: its status, attempts, next and last attempt, the last HTTP status and error, and the event (the audit trail's row). Pages chain with `next`.
+     */
+    adminListWebhookDeliveries: {
+        pathParams: {
+            /** The endpoint's name in the settings (letters, digits, `-`, `_`; at most 64). */
+            endpointId: string;
+        };
+        query: {
+            /** Only deliveries in this status. */
+            status?: "pending" | "delivered" | "failed";
+            /** Page size. */
+            limit?: number;
+            /** The `next` cursor of the previous page. */
+            after?: string;
+        };
+        body: never;
+        bodyRequired: false;
+        response: WebhookDeliveryPage;
+        status: 200;
+        errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_endpoint_unknown";
+    };
+    /**
+     * POST /v1/admin/webhooks/deliveries/{deliveryId}/redeliver: Redeliver one delivery
+     *
+     * Makes the delivery pending again and due now (a pending one is only made due now); its attempts are kept.
+     */
+    adminRedeliverWebhook: {
+        pathParams: {
+            /** The delivery's id (`id` of a listed delivery). */
+            deliveryId: string;
+        };
+        query: {};
+        body: never;
+        bodyRequired: false;
+        response: void;
+        status: 204;
+        errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_delivery_unknown";
+    };
+    /**
+     * POST /v1/admin/webhooks/endpoints/{endpointId}/pause: Pause an endpoint
+     *
+     * Deliveries to the endpoint keep being written but wait until it is resumed. The paused flag survives restarts and settings changes.
+     */
+    adminPauseWebhookEndpoint: {
+        pathParams: {
+            /** The endpoint's name in the settings (letters, digits, `-`, `_`; at most 64). */
+            endpointId: string;
+        };
+        query: {};
+        body: never;
+        bodyRequired: false;
+        response: void;
+        status: 204;
+        errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_endpoint_unknown";
+    };
+    /**
+     * POST /v1/admin/webhooks/endpoints/{endpointId}/resume: Resume an endpoint
+     *
+     * Its waiting deliveries are sent again, oldest first.
+     */
+    adminResumeWebhookEndpoint: {
+        pathParams: {
+            /** The endpoint's name in the settings (letters, digits, `-`, `_`; at most 64). */
+            endpointId: string;
+        };
+        query: {};
+        body: never;
+        bodyRequired: false;
+        response: void;
+        status: 204;
+        errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_endpoint_unknown";
+    };
 }
 /** Every operationId of the document. */
 export declare type OperationId = keyof Operations;
 /** Every error code the document names (an answer may carry another: treat unknown codes by their status). */
-export declare type ErrorCode = "aaguid_denied" | "aaguid_not_allowed" | "access_token_algorithm_not_allowed" | "access_token_audience_mismatch" | "access_token_expired" | "access_token_issuer_mismatch" | "access_token_key_unknown" | "access_token_malformed" | "access_token_signature_invalid" | "algorithm_not_allowed" | "android_key_all_applications" | "android_key_challenge_mismatch" | "android_key_description_invalid" | "android_key_origin_invalid" | "android_key_public_key_mismatch" | "android_key_purpose_invalid" | "appattest_aaguid_mismatch" | "appattest_chain_invalid" | "appattest_challenge_invalid" | "appattest_client_data_invalid" | "appattest_counter_not_increasing" | "appattest_counter_not_zero" | "appattest_credential_id_mismatch" | "appattest_format_invalid" | "appattest_key_exists" | "appattest_key_id_mismatch" | "appattest_key_unknown" | "appattest_malformed" | "appattest_nonce_extension_invalid" | "appattest_nonce_mismatch" | "appattest_rp_id_mismatch" | "appattest_signature_invalid" | "apple_authorization_code_invalid" | "apple_nonce_extension_invalid" | "apple_nonce_mismatch" | "apple_public_key_mismatch" | "appstore_algorithm_not_allowed" | "appstore_app_account_token_mismatch" | "appstore_app_apple_id_mismatch" | "appstore_bundle_id_mismatch" | "appstore_chain_expired" | "appstore_chain_length_invalid" | "appstore_chain_untrusted" | "appstore_environment_mismatch" | "appstore_intermediate_oid_missing" | "appstore_jws_malformed" | "appstore_leaf_oid_missing" | "appstore_payload_malformed" | "appstore_product_unknown" | "appstore_signature_invalid" | "appstore_transaction_owned_elsewhere" | "attestation_aaguid_mismatch" | "attestation_algorithm_mismatch" | "attestation_certificate_expired" | "attestation_certificate_invalid" | "attestation_not_allowed" | "attestation_signature_invalid" | "attestation_untrusted" | "attested_credential_data_missing" | "authenticator_status_refused" | "backup_eligibility_mismatch" | "backup_state_invalid" | "body_too_large" | "ceremony_capacity_reached" | "challenge_expired" | "challenge_mismatch" | "challenge_unknown_or_expired" | "client_data_type_mismatch" | "conditional_create_disabled" | "conditional_create_needs_user_id" | "credential_already_registered" | "credential_id_mismatch" | "credential_id_too_long" | "credential_not_allowed" | "credential_not_owned_by_user" | "credential_unknown" | "cross_origin_not_allowed" | "extension_input_invalid" | "extension_output_invalid" | "extension_unsupported" | "handoff_code_expired" | "handoff_code_malformed" | "handoff_code_unknown" | "handoff_verifier_malformed" | "handoff_verifier_mismatch" | "handoff_verifier_required" | "handoff_verifier_unexpected" | "identity_linked_elsewhere" | "identity_unknown" | "idtoken_algorithm_not_allowed" | "idtoken_audience_mismatch" | "idtoken_critical_header" | "idtoken_expired" | "idtoken_issued_at_invalid" | "idtoken_issuer_mismatch" | "idtoken_key_invalid" | "idtoken_key_unknown" | "idtoken_malformed" | "idtoken_nonce_mismatch" | "idtoken_nonce_missing" | "idtoken_not_yet_valid" | "idtoken_provider_mismatch" | "idtoken_provider_unknown" | "idtoken_session_unknown" | "idtoken_signature_invalid" | "idtoken_subject_missing" | "idtoken_too_large" | "internal_error" | "invalid_credential_type" | "invalid_parameter" | "invalid_public_key" | "invalid_user_entity" | "jws_algorithm_unsupported" | "jws_malformed" | "jws_signature_invalid" | "last_sign_in_method" | "malformed_attestation_object" | "malformed_attestation_statement" | "malformed_authenticator_data" | "malformed_base64" | "malformed_client_data" | "malformed_json" | "malformed_request" | "malformed_response" | "metadata_expired" | "metadata_malformed" | "metadata_signature_invalid" | "metadata_untrusted" | "origin_not_allowed" | "provider_unavailable" | "rate_limited" | "reauthentication_required" | "refresh_token_malformed" | "refresh_token_reused" | "refresh_token_unknown" | "rp_id_hash_mismatch" | "safetynet_cts_profile_mismatch" | "safetynet_hostname_mismatch" | "safetynet_nonce_mismatch" | "safetynet_timestamp_invalid" | "session_inactive" | "session_missing" | "session_revoked" | "session_unknown" | "sign_count_regressed" | "signature_invalid" | "storage_unavailable" | "stored_public_key_invalid" | "token_binding_invalid" | "too_many_pending_ceremonies" | "top_origin_not_allowed" | "tpm_aik_extended_key_usage_missing" | "tpm_aik_is_ca" | "tpm_aik_subject_alt_name_invalid" | "tpm_aik_subject_not_empty" | "tpm_aik_version_invalid" | "tpm_attest_type_invalid" | "tpm_attested_name_mismatch" | "tpm_cert_info_invalid" | "tpm_extra_data_mismatch" | "tpm_magic_invalid" | "tpm_manufacturer_unknown" | "tpm_pub_area_invalid" | "tpm_pub_area_key_mismatch" | "tpm_version_unsupported" | "unauthorized" | "unexpected_attested_credential_data" | "unsupported_attestation_format" | "user_exists" | "user_handle_mismatch" | "user_handle_missing" | "user_not_present" | "user_not_verified" | "user_unknown";
+export declare type ErrorCode = "aaguid_denied" | "aaguid_not_allowed" | "access_token_algorithm_not_allowed" | "access_token_audience_mismatch" | "access_token_expired" | "access_token_issuer_mismatch" | "access_token_key_unknown" | "access_token_malformed" | "access_token_signature_invalid" | "algorithm_not_allowed" | "android_key_all_applications" | "android_key_challenge_mismatch" | "android_key_description_invalid" | "android_key_origin_invalid" | "android_key_public_key_mismatch" | "android_key_purpose_invalid" | "appattest_aaguid_mismatch" | "appattest_chain_invalid" | "appattest_challenge_invalid" | "appattest_client_data_invalid" | "appattest_counter_not_increasing" | "appattest_counter_not_zero" | "appattest_credential_id_mismatch" | "appattest_format_invalid" | "appattest_key_exists" | "appattest_key_id_mismatch" | "appattest_key_unknown" | "appattest_malformed" | "appattest_nonce_extension_invalid" | "appattest_nonce_mismatch" | "appattest_rp_id_mismatch" | "appattest_signature_invalid" | "apple_authorization_code_invalid" | "apple_nonce_extension_invalid" | "apple_nonce_mismatch" | "apple_public_key_mismatch" | "appstore_algorithm_not_allowed" | "appstore_app_account_token_mismatch" | "appstore_app_apple_id_mismatch" | "appstore_bundle_id_mismatch" | "appstore_chain_expired" | "appstore_chain_length_invalid" | "appstore_chain_untrusted" | "appstore_environment_mismatch" | "appstore_intermediate_oid_missing" | "appstore_jws_malformed" | "appstore_leaf_oid_missing" | "appstore_payload_malformed" | "appstore_product_unknown" | "appstore_signature_invalid" | "appstore_transaction_owned_elsewhere" | "attestation_aaguid_mismatch" | "attestation_algorithm_mismatch" | "attestation_certificate_expired" | "attestation_certificate_invalid" | "attestation_not_allowed" | "attestation_signature_invalid" | "attestation_untrusted" | "attested_credential_data_missing" | "authenticator_status_refused" | "backup_eligibility_mismatch" | "backup_state_invalid" | "body_too_large" | "ceremony_capacity_reached" | "challenge_expired" | "challenge_mismatch" | "challenge_unknown_or_expired" | "client_data_type_mismatch" | "conditional_create_disabled" | "conditional_create_needs_user_id" | "credential_already_registered" | "credential_id_mismatch" | "credential_id_too_long" | "credential_not_allowed" | "credential_not_owned_by_user" | "credential_unknown" | "cross_origin_not_allowed" | "extension_input_invalid" | "extension_output_invalid" | "extension_unsupported" | "handoff_code_expired" | "handoff_code_malformed" | "handoff_code_unknown" | "handoff_verifier_malformed" | "handoff_verifier_mismatch" | "handoff_verifier_required" | "handoff_verifier_unexpected" | "identity_linked_elsewhere" | "identity_unknown" | "idtoken_algorithm_not_allowed" | "idtoken_audience_mismatch" | "idtoken_critical_header" | "idtoken_expired" | "idtoken_issued_at_invalid" | "idtoken_issuer_mismatch" | "idtoken_key_invalid" | "idtoken_key_unknown" | "idtoken_malformed" | "idtoken_nonce_mismatch" | "idtoken_nonce_missing" | "idtoken_not_yet_valid" | "idtoken_provider_mismatch" | "idtoken_provider_unknown" | "idtoken_session_unknown" | "idtoken_signature_invalid" | "idtoken_subject_missing" | "idtoken_too_large" | "internal_error" | "invalid_credential_type" | "invalid_parameter" | "invalid_public_key" | "invalid_user_entity" | "jws_algorithm_unsupported" | "jws_malformed" | "jws_signature_invalid" | "last_sign_in_method" | "malformed_attestation_object" | "malformed_attestation_statement" | "malformed_authenticator_data" | "malformed_base64" | "malformed_client_data" | "malformed_json" | "malformed_request" | "malformed_response" | "metadata_expired" | "metadata_malformed" | "metadata_signature_invalid" | "metadata_untrusted" | "origin_not_allowed" | "provider_unavailable" | "rate_limited" | "reauthentication_required" | "refresh_token_malformed" | "refresh_token_reused" | "refresh_token_unknown" | "rp_id_hash_mismatch" | "safetynet_cts_profile_mismatch" | "safetynet_hostname_mismatch" | "safetynet_nonce_mismatch" | "safetynet_timestamp_invalid" | "session_inactive" | "session_missing" | "session_revoked" | "session_unknown" | "sign_count_regressed" | "signature_invalid" | "storage_unavailable" | "stored_public_key_invalid" | "token_binding_invalid" | "too_many_pending_ceremonies" | "top_origin_not_allowed" | "tpm_aik_extended_key_usage_missing" | "tpm_aik_is_ca" | "tpm_aik_subject_alt_name_invalid" | "tpm_aik_subject_not_empty" | "tpm_aik_version_invalid" | "tpm_attest_type_invalid" | "tpm_attested_name_mismatch" | "tpm_cert_info_invalid" | "tpm_extra_data_mismatch" | "tpm_magic_invalid" | "tpm_manufacturer_unknown" | "tpm_pub_area_invalid" | "tpm_pub_area_key_mismatch" | "tpm_version_unsupported" | "unauthorized" | "unexpected_attested_credential_data" | "unsupported_attestation_format" | "user_exists" | "user_handle_mismatch" | "user_handle_missing" | "user_not_present" | "user_not_verified" | "user_unknown" | "webhook_delivery_unknown" | "webhook_endpoint_unknown";
 /** How each operation is sent. security: the accepted schemes in the document's order; null: no credentials. */
 export interface OperationSpec {
     readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -54,4 +54,9 @@ export const operations = {
     getAssetLinks: { method: "GET", path: "/.well-known/assetlinks.json", security: [], pathParams: [], queryParams: [], body: "none", response: "json" },
     getRelatedOrigins: { method: "GET", path: "/.well-known/webauthn", security: [], pathParams: [], queryParams: [], body: "none", response: "json" },
     getUserSignals: { method: "GET", path: "/v1/users/{userId}/signals", security: ["apiKey", null], pathParams: ["userId"], queryParams: [], body: "none", response: "json" },
+    adminListWebhookEndpoints: { method: "GET", path: "/v1/admin/webhooks/endpoints", security: ["adminKey"], pathParams: [], queryParams: [], body: "none", response: "json" },
+    adminListWebhookDeliveries: { method: "GET", path: "/v1/admin/webhooks/endpoints/{endpointId}/deliveries", security: ["adminKey"], pathParams: ["endpointId"], queryParams: ["status", "limit", "after"], body: "none", response: "json" },
+    adminRedeliverWebhook: { method: "POST", path: "/v1/admin/webhooks/deliveries/{deliveryId}/redeliver", security: ["adminKey"], pathParams: ["deliveryId"], queryParams: [], body: "none", response: "none" },
+    adminPauseWebhookEndpoint: { method: "POST", path: "/v1/admin/webhooks/endpoints/{endpointId}/pause", security: ["adminKey"], pathParams: ["endpointId"], queryParams: [], body: "none", response: "none" },
+    adminResumeWebhookEndpoint: { method: "POST", path: "/v1/admin/webhooks/endpoints/{endpointId}/resume", security: ["adminKey"], pathParams: ["endpointId"], queryParams: [], body: "none", response: "none" },
 };

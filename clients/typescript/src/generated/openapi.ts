@@ -475,7 +475,7 @@ export type AuditEvent = {
   /** Increasing with time; the paging cursor. */
   id: string;
   occurredAt: string;
-  event: "user.created" | "user.deleted" | "credential.registered" | "credential.renamed" | "credential.deleted" | "identity.linked" | "identity.unlinked";
+  event: "user.created" | "user.deleted" | "credential.registered" | "credential.renamed" | "credential.deleted" | "identity.linked" | "identity.unlinked" | "session.revoked" | "appstore.entitlement_changed" | "appattest.key_registered";
   /** The request's id, as in its log lines. */
   requestId: string | null;
   /** `api:<fingerprint>`, `admin:<fingerprint>`, `api:open`, `demo` or `conformance`. */
@@ -486,6 +486,10 @@ export type AuditEvent = {
   identityId: Base64URL | null;
   /** The client's address as the rate limits see it. */
   clientAddress: string | null;
+  /** The event's other facts, ids and states only (never a token, key or secret); `{}` when none. `session.revoked`: `session_id`, `reason`; `appstore.entitlement_changed`: `product_id`, `change`, `state`, `original_transaction_id`, `transaction_id`; `appattest.key_registered`: `key_id`. */
+  details: {
+    [key: string]: string;
+  };
 };
 
 export type AuditEventPage = {
@@ -976,6 +980,47 @@ export type CreateUserResponse = {
   user: User;
 };
 
+export type WebhookEndpoint = {
+  /** The endpoint's name in the settings. */
+  id: string;
+  /** Where deliveries are POSTed. */
+  url: string;
+  /** The event types it receives, sorted; null: every type. */
+  events: ("user.created" | "user.deleted" | "credential.registered" | "credential.renamed" | "credential.deleted" | "identity.linked" | "identity.unlinked" | "session.revoked" | "appstore.entitlement_changed" | "appattest.key_registered")[] | null;
+  /** Paused by an administrator: deliveries wait. */
+  paused: boolean;
+  /** No longer in the settings: nothing new is fanned out to it, nothing is sent. */
+  removed: boolean;
+};
+
+export type WebhookEndpointList = {
+  endpoints: WebhookEndpoint[];
+};
+
+export type WebhookDelivery = {
+  /** The delivery's id (the paging cursor and the redeliver route's `deliveryId`). */
+  id: string;
+  endpointId: string;
+  /** `pending`: waiting for its first or next attempt; `delivered`: a 2xx answer was received; `failed`: retries exhausted or refused for good. */
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  /** When a pending delivery is due; null otherwise. */
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  /** The HTTP status of the last attempt, when one was received. */
+  lastStatusCode: number | null;
+  /** Why the last attempt failed (at most 500 characters). */
+  lastError: string | null;
+  deliveredAt: string | null;
+  event: AuditEvent;
+};
+
+export type WebhookDeliveryPage = {
+  deliveries: WebhookDelivery[];
+  /** The cursor of the next page (pass as `after`); null on the last page. */
+  next: string | null;
+};
+
 /** The request and answer types of each operation, by operationId. */
 export interface Operations {
   /**
@@ -1264,7 +1309,7 @@ export interface Operations {
   /**
    * GET /v1/admin/audit-events: Page through the audit trail
    *
-   * The append-only audit trail, oldest first: `user.created`, `user.deleted`, `credential.registered`, `credential.renamed`, `credential.deleted`, each written by the statement that made the change. `actor` names who asked without revealing a key: `api:` or `admin:` and the first 16 hex digits of SHA-256 of the bearer key, `api:open` (no API keys configured), `demo` or `conformance`. Filters combine; pages chain with `next`.
+   * The append-only audit trail, oldest first: `user.created`, `user.deleted`, `credential.registered`, `credential.renamed`, `credential.deleted`, `identity.linked`, `identity.unlinked`, `session.revoked`, `appstore.entitlement_changed`, `appattest.key_registered`, each written by the statement (or transaction) that made the change, with its `details`. These rows are also the webhooks' events. `actor` names who asked without revealing a key: `api:` or `admin:` and the first 16 hex digits of SHA-256 of the bearer key, `api:open` (no API keys configured), `demo` or `conformance`. Filters combine; pages chain with `next`.
    */
   adminAuditEvents: {
     pathParams: {};
@@ -1769,6 +1814,95 @@ export interface Operations {
     status: 200;
     errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "user_unknown";
   };
+  /**
+   * GET /v1/admin/webhooks/endpoints: List the webhook endpoints
+   *
+   * The endpoints as the store knows them, by id: those in the settings and those removed from them (`removed`: nothing new is fanned out to them and nothing is sent). `events` null: every event type.
+   */
+  adminListWebhookEndpoints: {
+    pathParams: {};
+    query: {};
+    body: never;
+    bodyRequired: false;
+    response: WebhookEndpointList;
+    status: 200;
+    errorCode: "body_too_large" | "internal_error" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized";
+  };
+  /**
+   * GET /v1/admin/webhooks/endpoints/{endpointId}/deliveries: Page through an endpoint's deliveries
+   *
+   * One delivery per event fanned out to this endpoint, oldest first: its status, attempts, next and last attempt, the last HTTP status and error, and the event (the audit trail's row). Pages chain with `next`.
+   */
+  adminListWebhookDeliveries: {
+    pathParams: {
+      /** The endpoint's name in the settings (letters, digits, `-`, `_`; at most 64). */
+      endpointId: string;
+    };
+    query: {
+      /** Only deliveries in this status. */
+      status?: "pending" | "delivered" | "failed";
+      /** Page size. */
+      limit?: number;
+      /** The `next` cursor of the previous page. */
+      after?: string;
+    };
+    body: never;
+    bodyRequired: false;
+    response: WebhookDeliveryPage;
+    status: 200;
+    errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_endpoint_unknown";
+  };
+  /**
+   * POST /v1/admin/webhooks/deliveries/{deliveryId}/redeliver: Redeliver one delivery
+   *
+   * Makes the delivery pending again and due now (a pending one is only made due now); its attempts are kept.
+   */
+  adminRedeliverWebhook: {
+    pathParams: {
+      /** The delivery's id (`id` of a listed delivery). */
+      deliveryId: string;
+    };
+    query: {};
+    body: never;
+    bodyRequired: false;
+    response: void;
+    status: 204;
+    errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_delivery_unknown";
+  };
+  /**
+   * POST /v1/admin/webhooks/endpoints/{endpointId}/pause: Pause an endpoint
+   *
+   * Deliveries to the endpoint keep being written but wait until it is resumed. The paused flag survives restarts and settings changes.
+   */
+  adminPauseWebhookEndpoint: {
+    pathParams: {
+      /** The endpoint's name in the settings (letters, digits, `-`, `_`; at most 64). */
+      endpointId: string;
+    };
+    query: {};
+    body: never;
+    bodyRequired: false;
+    response: void;
+    status: 204;
+    errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_endpoint_unknown";
+  };
+  /**
+   * POST /v1/admin/webhooks/endpoints/{endpointId}/resume: Resume an endpoint
+   *
+   * Its waiting deliveries are sent again, oldest first.
+   */
+  adminResumeWebhookEndpoint: {
+    pathParams: {
+      /** The endpoint's name in the settings (letters, digits, `-`, `_`; at most 64). */
+      endpointId: string;
+    };
+    query: {};
+    body: never;
+    bodyRequired: false;
+    response: void;
+    status: 204;
+    errorCode: "body_too_large" | "internal_error" | "invalid_parameter" | "malformed_request" | "rate_limited" | "storage_unavailable" | "unauthorized" | "webhook_endpoint_unknown";
+  };
 }
 
 /** Every operationId of the document. */
@@ -1949,7 +2083,9 @@ export type ErrorCode =
   | "user_handle_missing"
   | "user_not_present"
   | "user_not_verified"
-  | "user_unknown";
+  | "user_unknown"
+  | "webhook_delivery_unknown"
+  | "webhook_endpoint_unknown";
 
 /** How each operation is sent. security: the accepted schemes in the document's order; null: no credentials. */
 export interface OperationSpec {
@@ -2015,4 +2151,9 @@ export const operations: { readonly [K in OperationId]: OperationSpec } = {
   getAssetLinks: {method: "GET", path: "/.well-known/assetlinks.json", security: [], pathParams: [], queryParams: [], body: "none", response: "json"},
   getRelatedOrigins: {method: "GET", path: "/.well-known/webauthn", security: [], pathParams: [], queryParams: [], body: "none", response: "json"},
   getUserSignals: {method: "GET", path: "/v1/users/{userId}/signals", security: ["apiKey",null], pathParams: ["userId"], queryParams: [], body: "none", response: "json"},
+  adminListWebhookEndpoints: {method: "GET", path: "/v1/admin/webhooks/endpoints", security: ["adminKey"], pathParams: [], queryParams: [], body: "none", response: "json"},
+  adminListWebhookDeliveries: {method: "GET", path: "/v1/admin/webhooks/endpoints/{endpointId}/deliveries", security: ["adminKey"], pathParams: ["endpointId"], queryParams: ["status","limit","after"], body: "none", response: "json"},
+  adminRedeliverWebhook: {method: "POST", path: "/v1/admin/webhooks/deliveries/{deliveryId}/redeliver", security: ["adminKey"], pathParams: ["deliveryId"], queryParams: [], body: "none", response: "none"},
+  adminPauseWebhookEndpoint: {method: "POST", path: "/v1/admin/webhooks/endpoints/{endpointId}/pause", security: ["adminKey"], pathParams: ["endpointId"], queryParams: [], body: "none", response: "none"},
+  adminResumeWebhookEndpoint: {method: "POST", path: "/v1/admin/webhooks/endpoints/{endpointId}/resume", security: ["adminKey"], pathParams: ["endpointId"], queryParams: [], body: "none", response: "none"},
 };

@@ -32,7 +32,8 @@ public struct AuditEvent: Sendable, Codable, Equatable {
     public var id: String
     public var occurredAt: String
     /// `user.created`, `user.deleted`, `credential.registered`, `credential.renamed`, `credential.deleted`,
-    /// `identity.linked` or `identity.unlinked`.
+    /// `identity.linked`, `identity.unlinked`, `session.revoked`, `appstore.entitlement_changed` or
+    /// `appattest.key_registered`.
     public var event: String
     public var requestId: String?
     /// `api:<fingerprint>`, `admin:<fingerprint>`, `api:open`, `demo` or `conformance`.
@@ -41,6 +42,44 @@ public struct AuditEvent: Sendable, Codable, Equatable {
     public var credentialId: String?
     public var identityId: String?
     public var clientAddress: String?
+    /// The event's other facts (ids and states); nil from a server before 0.4.
+    public var details: [String: String]?
+}
+
+/// A webhook endpoint as the outbox knows it.
+public struct WebhookEndpoint: Sendable, Codable, Equatable {
+    public var id: String
+    public var url: String
+    /// The event types it receives; nil: every type.
+    public var events: [String]?
+    public var paused: Bool
+    /// No longer in the settings.
+    public var removed: Bool
+}
+
+public struct WebhookEndpointList: Sendable, Codable, Equatable {
+    public var endpoints: [WebhookEndpoint]
+}
+
+/// One event for one endpoint.
+public struct WebhookDelivery: Sendable, Codable, Equatable {
+    public var id: String
+    public var endpointId: String
+    /// `pending`, `delivered` or `failed`.
+    public var status: String
+    public var attempts: Int
+    public var nextAttemptAt: String?
+    public var lastAttemptAt: String?
+    public var lastStatusCode: Int?
+    public var lastError: String?
+    public var deliveredAt: String?
+    public var event: AuditEvent
+}
+
+public struct WebhookDeliveryPage: Sendable, Codable, Equatable {
+    public var deliveries: [WebhookDelivery]
+    /// The next page's cursor (pass as `after`); nil on the last page.
+    public var next: String?
 }
 
 public struct AuditEventPage: Sendable, Codable, Equatable {

@@ -69,4 +69,31 @@ extension PasskeydClient {
     public func adminRevokeUserSession(userId: String, sessionId: String) async throws {
         try await callWithoutAnswer(.adminRevokeUserSession, path: ["userId": userId, "sessionId": sessionId])
     }
+
+    /// The webhook endpoints, removed ones too.
+    public func adminListWebhookEndpoints() async throws -> WebhookEndpointList {
+        try await call(.adminListWebhookEndpoints)
+    }
+
+    /// An endpoint's deliveries, oldest first, a page at a time (`status`: pending, delivered or failed).
+    public func adminListWebhookDeliveries(
+        endpointId: String, status: String? = nil, limit: Int? = nil, after: String? = nil
+    ) async throws -> WebhookDeliveryPage {
+        try await call(
+            .adminListWebhookDeliveries, path: ["endpointId": endpointId],
+            query: [("status", status), ("limit", limit.map(String.init)), ("after", after)])
+    }
+
+    /// Makes a delivery pending and due now.
+    public func adminRedeliverWebhook(deliveryId: String) async throws {
+        try await callWithoutAnswer(.adminRedeliverWebhook, path: ["deliveryId": deliveryId])
+    }
+
+    public func adminPauseWebhookEndpoint(endpointId: String) async throws {
+        try await callWithoutAnswer(.adminPauseWebhookEndpoint, path: ["endpointId": endpointId])
+    }
+
+    public func adminResumeWebhookEndpoint(endpointId: String) async throws {
+        try await callWithoutAnswer(.adminResumeWebhookEndpoint, path: ["endpointId": endpointId])
+    }
 }
