@@ -50,6 +50,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Tracing (issue 30): the API everywhere spans are made; swift-otel (its OTLP/HTTP exporter only, no gRPC) in
+        // the executable's assembly, bootstrapped only when OTEL_* variables ask for traces (docs/operations.md).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // MARK: the error shape every module's error type adopts: an open code set, code-only equality
@@ -119,7 +123,9 @@ let package = Package(
         .target(name: "PasskeyStore", dependencies: ["WebAuthnCore", "IdentityCore", "COSECrypto", "AppleSignedData", "PasskeyErrors", "SealedState"], swiftSettings: strictSettings),
         .target(
             name: "PasskeyStorePostgres",
-            dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "SealedState", "LibPQ", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["PasskeyStore", "IdentityCore", "AppleSignedData", "WebAuthnCore", "SealedState", "LibPQ", .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: strictSettings
         ),
 
@@ -134,6 +140,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings
         ),
@@ -149,6 +156,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/demo")],
             swiftSettings: strictSettings
@@ -190,6 +198,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "OTel", package: "swift-otel"),
             ],
             swiftSettings: strictSettings
         ),

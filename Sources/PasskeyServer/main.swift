@@ -62,6 +62,17 @@ LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: logLevel)
 let logger = Logger(label: "passkeyd")
 for warning in settings.warnings { logger.warning("configuration warning", metadata: ["detail": .string(warning)]) }
 
+// Traces (OTEL_* variables, docs/operations.md "Traces"): off unless configured; then the global tracer exports over
+// OTLP/HTTP and its service (export, flush at shutdown) runs in the service group below.
+let traceExport: (any Service)?
+do {
+    traceExport = try TraceExport.bootstrap(environment: ProcessInfo.processInfo.environment, logger: logger)
+} catch {
+    FileHandle.standardError.write(Data("passkeyd: configuration error: \(error)\n".utf8))
+    exit(2)
+}
+let tracing = traceExport != nil
+
 // One thread per pooled connection: libpq blocks, so fewer threads than connections would cap the number of
 // statements in flight (NIO's shared blocking pool has one thread per core).
 let libpqThreads = NIOThreadPool(numberOfThreads: settings.poolSize + (settings.databaseReadURL == nil ? 0 : settings.readPoolSize))
@@ -111,13 +122,14 @@ do {
 
     let store = PostgresPasskeyStore(
         pool: pool, caps: settings.ceremonyCaps, revokeSessionsOnDelete: settings.sessions?.revokeOnDelete ?? true,
-        batchLanes: settings.batchLanes)
-    let passkeyd = try await buildApplication(
-        settings: settings, store: store,
-        dependencies: ApplicationDependencies(
-            logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter,
-            ceremonyCount: { try await store.refreshCeremonyCount() },
-            forceSessionKeyRotation: arguments.first == "rotate-session-key", readReplica: readPool.map(PostgresReadStore.init)))
+        batchLanes: settings.batchLanes, tracing: tracing)
+    var dependencies = ApplicationDependencies(
+        logger: logger, metricsFactory: metricsFactory, metricsExporter: metricsExporter,
+        ceremonyCount: { try await store.refreshCeremonyCount() },
+        forceSessionKeyRotation: arguments.first == "rotate-session-key",
+        readReplica: readPool.map { PostgresReadStore(pool: $0, tracing: tracing) })
+    dependencies.tracing = tracing
+    let passkeyd = try await buildApplication(settings: settings, store: store, dependencies: dependencies)
     if arguments.first == "rotate-session-key" {
         guard let sessions = passkeyd.sessions, case .database = settings.sessions?.keys else {
             FileHandle.standardError.write(Data("passkeyd: rotate-session-key needs PASSKEYD_SESSIONS=on without PASSKEYD_SESSION_KEY_FILES\n".utf8))
@@ -147,14 +159,17 @@ do {
             "appstore": .stringConvertible(passkeyd.appStore != nil),
             "appattest": .stringConvertible(passkeyd.appAttest != nil),
             "webhooks": .stringConvertible(passkeyd.webhooks != nil),
+            "tracing": .stringConvertible(tracing),
         ])
     // SIGTERM / SIGINT: the listener closes (new connections are refused), idle keep-alive connections are
     // closed, requests in flight finish and their connections close after the response; past
     // PASSKEYD_SHUTDOWN_TIMEOUT the remaining ones are cancelled. Then the background services stop, the pool
     // closes its connections, and the process exits with 0.
-    // The group shuts its services down in reverse order: the HTTP server first, then the background services.
+    // The group shuts its services down in reverse order: the HTTP server first, then the background services, then
+    // the trace export (listed first: it flushes the spans of the last requests before it stops).
     var lifecycle = ServiceGroupConfiguration(
-        services: passkeyd.services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        services: ([traceExport].compactMap { $0 } + passkeyd.services).map { .init(service: $0) },
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     lifecycle.maximumGracefulShutdownDuration = settings.shutdownTimeout
     lifecycle.maximumCancellationDuration = .seconds(5)
     try await ServiceGroup(configuration: lifecycle).run()

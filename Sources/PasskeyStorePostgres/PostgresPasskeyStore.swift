@@ -4,6 +4,7 @@ public import PasskeyStore
 import WebAuthnCore
 import COSECrypto
 import Synchronization
+import Tracing
 
 /// The outcome a batched finish's verification leaves for its caller.
 final class OutcomeBox<Outcome: Sendable>: Sendable {
@@ -24,6 +25,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     let finishBatcher: AuthenticationFinishBatcher?
     /// Uncapped begins' ceremonies inserted in batches (``insertCeremoniesBatch``); nil: one insert per begin.
     let ceremonyBatcher: BatchLanes<PendingCeremony, Void>?
+    /// Each store call in a child span of the request's (``traced(_:batched:_:)``); off: no span is built.
+    let tracing: Bool
 
     /// - Parameters:
     ///   - pool: connections to a database migrated with `Migrations/`.
@@ -38,7 +41,9 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ///     time (``AuthenticationFinishBatcher``: one read statement and one write statement per batch), and so do
     ///     the inserts of begins that no cap has to count (discoverable sign-ins, while the table is below 80% of its
     ///     cap), on N more; 0 runs each on its own lease.
-    public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, batchLanes: Int = 0) {
+    ///   - tracing: each store call in a span (the executable's choice: on when traces are exported).
+    public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, batchLanes: Int = 0, tracing: Bool = false) {
+        self.tracing = tracing
         self.pool = pool
         self.caps = caps
         self.revokeSessionsOnDelete = revokeSessionsOnDelete
@@ -82,12 +87,37 @@ public final class PostgresPasskeyStore: PasskeyStore {
     static let credentialColumnCount = 24
     static let userColumns = "user_handle, name, display_name, created_at"
 
-    /// Runs `body` on a pooled connection, mapping database failures to `StoreError`.
-    func run<T: Sendable>(transaction: Bool = false, _ body: @escaping @Sendable (PGConnection) throws -> T) async throws(StoreError) -> T {
+    /// Runs `body` on a pooled connection, mapping database failures to `StoreError`; with tracing on, in a span
+    /// named after the calling store method (`function`, the caller's `#function`).
+    func run<T: Sendable>(
+        transaction: Bool = false, function: String = #function, _ body: @escaping @Sendable (PGConnection) throws -> T
+    ) async throws(StoreError) -> T {
         do {
-            return transaction ? try await pool.withTransaction(body) : try await pool.withConnection(body)
+            return try await traced(function) {
+                transaction ? try await pool.withTransaction(body) : try await pool.withConnection(body)
+            }
         } catch {
             throw Self.storeError(error)
+        }
+    }
+
+    /// With tracing on, `body` in a `client` child span of the current one named `store.<method>` (the store method's
+    /// name without its labels: `store.finishSignIn`), with `db.system.name` `postgresql`, `db.operation.name` the
+    /// method and, for the batched sign-in finishes and ceremony inserts, `passkeyd.store.batched` true (the span then
+    /// covers the wait for the batch too). Neither statement text nor bind values are recorded. Off: `body` alone.
+    func traced<T>(_ function: String, batched: Bool = false, _ body: () async throws -> T) async throws -> T {
+        guard tracing else { return try await body() }
+        let method = function.prefix { $0 != "(" }
+        return try await withSpan("store." + method, ofKind: .client) { span in
+            span.attributes["db.system.name"] = "postgresql"
+            span.attributes["db.operation.name"] = String(method)
+            if batched { span.attributes["passkeyd.store.batched"] = true }
+            do {
+                return try await body()
+            } catch {
+                span.setStatus(SpanStatus(code: .error))
+                throw error
+            }
         }
     }
 

@@ -4,7 +4,8 @@
 Every target of the service has a layer; a target may depend only on targets of a lower layer (or earlier in
 the same layer's order), and a source file may import only its own target's declared dependencies (so a module
 cannot reach a layer above it through a transitive import). Also: PasskeyHTTP declares no use-case type
-(`…Service`), and no Swift source file under Sources/ is over 500 lines. Tools and test support are checked too:
+(`…Service`), only PasskeyServerSupport imports swift-otel's OTel, and no Swift source file under Sources/ is over 500
+lines. Tools and test support are checked too:
 they may not depend on the HTTP layer or above, except the ones listed as harnesses.
 
     python3 scripts/test/layers.py          (from the repository root; runs `swift package dump-package`)
@@ -98,6 +99,11 @@ for name, target in targets.items():
 for file in sorted((root / "Sources/PasskeyHTTP").rglob("*.swift")):
     for match in re.finditer(r"^\s*(?:public\s+|package\s+)?(?:final\s+)?(?:struct|class|actor)\s+(\w+Service)\b", file.read_text(), re.M):
         failures.append(f"{file.relative_to(root)} declares {match.group(1)}: use cases belong in PasskeyApp")
+
+# swift-otel (the exporter) only in the assembly; the other layers make spans through swift-distributed-tracing's API.
+for file in sorted((root / "Sources").rglob("*.swift")):
+    if file.relative_to(root).parts[1] not in ("PasskeyServerSupport", "PasskeyServer") and "OTel" in IMPORT.findall(file.read_text(encoding="utf-8")):
+        failures.append(f"{file.relative_to(root)} imports OTel: only PasskeyServerSupport chooses the tracing backend")
 
 # No source file over 500 lines.
 for file in sorted((root / "Sources").rglob("*.swift")):

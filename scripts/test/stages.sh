@@ -51,6 +51,8 @@ stage failover "release" "primary/standby failover under load, its own clusters 
     'scripts/test/failover-test.sh "$release_bin"'
 stage replica "release" "begins on a streaming standby: primary stopped, replay paused, standby stopped, ~10 s (scripts/test/replica-test.sh)" \
     'scripts/test/replica-test.sh "$release_bin"'
+stage traces "pg release" "X-Request-Id on every answer; a sign-in's OTLP trace under the caller's traceparent, an opentelemetry-proto receiver (scripts/test/traces-test.sh)" \
+    'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/traces-test.sh "$release_bin"'
 stage flood "pg release" "bounded begin flood, ~55 s (scripts/test/flood-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/flood-test.sh "$release_bin"'
 stage fuzz "-" "each libFuzzer target for 10 s, its own ASan build (scripts/fuzz.sh --time 10)" \

@@ -59,6 +59,7 @@ extension CeremonyService {
             opened.payload, challenge: challenge, appID: relyingParty.legacyAppID,
             expiresAt: opened.expiresAt.addingTimeInterval(clockSkew + 1))
         let keyCache = self.keyCache
+        let trace = VerificationTrace(enabled: tracing)
         let (lookup, outcome, applied) = try await store.finishSealedAuthentication(
             consumed: opened.fingerprint, credentialID: response.credentialID
         ) { lookup -> (outcome: Result<VerifiedAuthentication, any Error>, update: CredentialUpdate?) in
@@ -66,8 +67,10 @@ extension CeremonyService {
                 guard let stored = lookup.credential else {
                     throw CeremonyError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
                 }
-                let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
-                return try relyingParty.finishAuthentication(response, state: state, credential: stored.record, publicKey: key, now: now)
+                return try trace.run("webauthn.verify_authentication") {
+                    let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
+                    return try relyingParty.finishAuthentication(response, state: state, credential: stored.record, publicKey: key, now: now)
+                }
             }
             return (verified, try? verified.get().update)
         }
@@ -83,6 +86,7 @@ extension CeremonyService {
             challenge, kinds: [.registration, .conditionalCreate], rpID: relyingParty.id, ring: ring, now: now)
         let (state, intent) = try SealedRegistration.state(
             opened.payload, kind: kind, challenge: challenge, expiresAt: opened.expiresAt.addingTimeInterval(clockSkew + 1))
+        let trace = VerificationTrace(enabled: tracing)
         let (outcome, stored) = try await store.finishSealedRegistration(
             consumed: opened.fingerprint, nickname: nickname, intent: intent, audit: audit
         ) { () -> (outcome: Result<VerifiedRegistration, any Error>, registration: VerifiedRegistration?) in
@@ -90,7 +94,7 @@ extension CeremonyService {
                 if let requiredUser, state.user.id != requiredUser {
                     throw CeremonyError(.challengeUnknown, "the ceremony was begun for another user")
                 }
-                return try relyingParty.finishRegistration(response, state: state, now: now)
+                return try trace.run("webauthn.verify_registration") { try relyingParty.finishRegistration(response, state: state, now: now) }
             }
             return (verified, try? verified.get())
         }

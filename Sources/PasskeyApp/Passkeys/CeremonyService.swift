@@ -36,6 +36,9 @@ public struct CeremonyService: Sendable {
     /// (``ReplicaReads``: its answers for the lag, the primary for the rest); nil: the store. Begins on the ceremony
     /// table write, and read the store whatever this is.
     public var replicaReads: ReplicaReads?
+    /// The finishes' WebAuthn verification in a span (``VerificationTrace``); the executable turns it on when traces
+    /// are exported. Off: no span is built.
+    public var tracing = false
 
     /// - Parameters:
     ///   - relyingParty: identity and policies.
@@ -183,6 +186,7 @@ public struct CeremonyService: Sendable {
                 response, challenge: challenge, nickname: nickname, audit: audit, requiredUser: requiredUser,
                 relyingParty: relyingParty, ring: ring, now: now)
         }
+        let trace = VerificationTrace(enabled: tracing)
         let (outcome, stored) = try await store.finishRegistration(challenge: challenge, nickname: nickname, audit: audit) { ceremony in
             let verified = Result { () throws -> (VerifiedRegistration, RegistrationIntent) in
                 guard let ceremony else { throw CeremonyError(.challengeUnknown, "no pending registration") }
@@ -190,7 +194,10 @@ public struct CeremonyService: Sendable {
                     throw CeremonyError(.challengeUnknown, "the ceremony was begun for another user")
                 }
                 let state = try RegistrationState(stateBytes: ceremony.state)
-                return (try relyingParty.finishRegistration(response, state: state, now: now), ceremony.intent)
+                let verified = try trace.run("webauthn.verify_registration") {
+                    try relyingParty.finishRegistration(response, state: state, now: now)
+                }
+                return (verified, ceremony.intent)
             }
             return (verified, try? verified.get().0)
         }
@@ -257,6 +264,7 @@ public struct CeremonyService: Sendable {
             return try await finishSealedAuthentication(
                 response, challenge: challenge, relyingParty: relyingParty, ring: ring, now: now)
         }
+        let trace = VerificationTrace(enabled: tracing)
         let (lookup, outcome, applied) = try await store.finishAuthentication(
             challenge: challenge, credentialID: response.credentialID
         ) { lookup -> (outcome: Result<VerifiedAuthentication, any Error>, update: CredentialUpdate?) in
@@ -266,9 +274,11 @@ public struct CeremonyService: Sendable {
                     throw CeremonyError.credentialUnknown(rpID: relyingParty.id, credentialID: response.credentialID)
                 }
                 let state = try AuthenticationState(stateBytes: ceremony.state)
-                let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
-                return try relyingParty.finishAuthentication(
-                    response, state: state, credential: stored.record, publicKey: key, now: now)
+                return try trace.run("webauthn.verify_authentication") {
+                    let key = try? keyCache.publicKey(coseBytes: stored.record.publicKey, policy: relyingParty.keyPolicy)
+                    return try relyingParty.finishAuthentication(
+                        response, state: state, credential: stored.record, publicKey: key, now: now)
+                }
             }
             return (verified, try? verified.get().update)
         }

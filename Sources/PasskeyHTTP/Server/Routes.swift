@@ -41,6 +41,9 @@ public struct HTTPConfiguration: Sendable {
     public var extensionLimits = ExtensionLimits.default
     /// The self-service API's rules (`/v1/me/…`, present with sessions).
     public var selfService = SelfServicePolicy()
+    /// A span per request (``RequestObservationMiddleware``) through the bootstrapped tracer; off = none built. The
+    /// executable turns it on when the `OTEL_*` variables configure trace export.
+    public var tracing = false
 
     public init(
         apiKeys: [String] = [], adminKeys: [String] = [], maxBodyBytes: Int = 64 * 1024,
@@ -79,6 +82,8 @@ public func buildRouter(
     appStore: AppStoreService? = nil, appAttest: AppAttestService? = nil, configuration: HTTPConfiguration = .init()
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
+    // First, so it wraps every route and the not-found responder: X-Request-Id on every answer, the request's span.
+    router.add(middleware: RequestObservationMiddleware(tracing: configuration.tracing))
     let api = API(service: service, identity: identity, sessions: sessions, configuration: configuration)
     router.on(.healthz) { _, _ in api.rawJSON(status: .ok, [UInt8]("{\"status\":\"ok\"}".utf8)) }
     router.on(.readyz) { _, context in
@@ -208,7 +213,7 @@ struct API: Sendable {
         return response
     }
 
-    /// One line per request: the request id is in the logger's metadata (`hb.request.id`).
+    /// One line per request: the request id (the answer's `X-Request-Id`) is in the logger's metadata (`hb.request.id`).
     func logOutcome(_ logger: Logger, _ operation: Operation, status: Int, _ failed: FailedRequest?, _ duration: Duration) {
         guard let failed else {
             logger.debug(

@@ -49,6 +49,9 @@ public struct ApplicationDependencies: Sendable {
     public var ceremonyKeysFromSettings: Bool
     /// Tests only: where webhook deliveries go; nil = HTTPS with the settings' URL policy.
     public var webhookTransport: (any WebhookTransport)?
+    /// A span per request, per store call and per WebAuthn verification through the bootstrapped tracer: the
+    /// executable sets it when ``TraceExport`` is on (the store's spans are the store's own setting). Off: none built.
+    public var tracing = false
 
     public init(
         logger: Logger = Logger(label: "passkeyd"), metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
@@ -132,6 +135,7 @@ public func buildApplication(
     // shares (in the database, sealed under the key-encryption key, or from files). Loaded here: a start whose keys
     // cannot be loaded fails. Without keys (keyRing nil), the pending-ceremony table. A test's fixed ring replaces them.
     ceremonies.clockSkew = settings.clockSkew
+    ceremonies.tracing = dependencies.tracing
     var ceremonyKeys: CeremonyKeys?
     if let ring = dependencies.ceremonyKeyRing {
         ceremonies.keyRing = { ring }
@@ -188,6 +192,7 @@ public func buildApplication(
 
     var http = settings.http
     http.metricsFactory = factory
+    http.tracing = dependencies.tracing
     http.metricsExporter = settings.metricsEnabled ? dependencies.metricsExporter : nil
     let router = buildRouter(
         service: ceremonies, identity: identity.service, sessions: sessions, appStore: appStore, appAttest: appAttest, configuration: http)

@@ -118,12 +118,12 @@ extension PostgresPasskeyStore {
         if let finishBatcher {
             let outcome = OutcomeBox<Outcome>()
             do {
-                let (lookup, applied) = try await finishBatcher.finish(
-                    challenge: challenge, credentialID: credentialID, consumed: consumed
-                ) { lookup in
-                    let (result, update) = verify(lookup)
-                    outcome.value.withLock { $0 = result }
-                    return update
+                let (lookup, applied) = try await traced(#function, batched: true) {
+                    try await finishBatcher.finish(challenge: challenge, credentialID: credentialID, consumed: consumed) { lookup in
+                        let (result, update) = verify(lookup)
+                        outcome.value.withLock { $0 = result }
+                        return update
+                    }
                 }
                 guard let result = outcome.value.withLock({ $0 }) else { throw StoreError(.unavailable, "the batch did not verify") }
                 return (lookup, result, applied)

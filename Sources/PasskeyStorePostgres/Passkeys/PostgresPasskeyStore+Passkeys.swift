@@ -147,7 +147,7 @@ extension PostgresPasskeyStore {
             guard let ceremony else { return outcome }
             if Self.batchable(ceremony, limits) {
                 do {
-                    try await ceremonyBatcher.submit(ceremony)
+                    try await traced(#function, batched: true) { try await ceremonyBatcher.submit(ceremony) }
                 } catch {
                     throw Self.storeError(error)
                 }

@@ -1,5 +1,6 @@
 public import LibPQ
 public import PasskeyStore
+import Tracing
 
 /// ``PasskeyReadStore`` on a pool of its own, for a hot standby (`PASSKEYD_DATABASE_READ_URL`): the begins' one read
 /// and nothing else. It cannot write by construction (no write statement is reachable from it) and by configuration:
@@ -7,15 +8,27 @@ public import PasskeyStore
 /// would fail even on a server that accepts them; a standby refuses them anyway.
 public final class PostgresReadStore: PasskeyReadStore {
     let pool: PGPool
+    /// The read in a span (`store.replicaUserWithCredentials`, like ``PostgresPasskeyStore/traced(_:batched:_:)``).
+    let tracing: Bool
 
-    /// - Parameter pool: connections to a database with passkeyd's schema (a streaming replica of its primary).
-    public init(pool: PGPool) {
+    /// - Parameters:
+    ///   - pool: connections to a database with passkeyd's schema (a streaming replica of its primary).
+    ///   - tracing: the read in a span (the executable's choice: on when traces are exported).
+    public init(pool: PGPool, tracing: Bool = false) {
         self.pool = pool
+        self.tracing = tracing
     }
 
     public func userWithCredentials(_ lookup: UserLookup) async throws(StoreError) -> UserWithCredentials? {
         do {
-            return try await pool.withConnection { connection in try PostgresPasskeyStore.readUser(lookup, on: connection) }
+            guard tracing else {
+                return try await pool.withConnection { connection in try PostgresPasskeyStore.readUser(lookup, on: connection) }
+            }
+            return try await withSpan("store.replicaUserWithCredentials", ofKind: .client) { span in
+                span.attributes["db.system.name"] = "postgresql"
+                span.attributes["db.operation.name"] = "replicaUserWithCredentials"
+                return try await pool.withConnection { connection in try PostgresPasskeyStore.readUser(lookup, on: connection) }
+            }
         } catch {
             throw PostgresPasskeyStore.storeError(error)
         }
