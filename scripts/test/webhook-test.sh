@@ -45,7 +45,10 @@ receiver_start() { # [receiver options…]
     done
     fail "the receiver did not start"
 }
-receiver_stop() { [[ -n $receiver_pid ]] && kill "$receiver_pid" 2>/dev/null && wait "$receiver_pid" 2>/dev/null; receiver_pid=; return 0; }
+receiver_stop() { # (wait returns the killed receiver's status: not a failure)
+    if [[ -n $receiver_pid ]]; then kill "$receiver_pid" 2>/dev/null && { wait "$receiver_pid" 2>/dev/null || true; }; fi
+    receiver_pid=
+}
 pk_at_exit receiver_stop
 
 printf '%s\n' "$secret" >secret

@@ -65,6 +65,9 @@ public struct WebhookDispatcher: Service, CustomStringConvertible {
     let random: @Sendable () -> Double
     let pending: Gauge
     let oldestAge: Gauge
+    /// The settings' endpoints, made the store's before the first lease (retried each poll interval while the
+    /// database is unreachable, so an instance started during an outage delivers once it is back); nil: already done.
+    let syncFirst: [WebhookEndpointConfig]?
 
     public static let deliveriesMetric = "passkeyd_webhook_deliveries_total"
     public static let pendingMetric = "passkeyd_webhook_pending"
@@ -74,8 +77,9 @@ public struct WebhookDispatcher: Service, CustomStringConvertible {
         store: any EventStore, transport: any WebhookTransport, endpoints: [WebhookEndpoint], policy: WebhookDispatchPolicy = .init(),
         userAgent: String, logger: Logger, metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
         owner: String = "passkeyd-" + UUID().uuidString.lowercased(), now: @escaping @Sendable () -> Date = { Date() },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, syncFirst: [WebhookEndpointConfig]? = nil
     ) {
+        self.syncFirst = syncFirst
         self.store = store
         self.transport = transport
         self.endpoints = Dictionary(endpoints.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -91,6 +95,20 @@ public struct WebhookDispatcher: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
+        if let syncFirst {
+            var synced = false
+            while !synced, !Task.isShuttingDownGracefully, !Task.isCancelled {
+                do {
+                    try await store.syncWebhookEndpoints(syncFirst)
+                    synced = true
+                } catch {
+                    logger.warning(
+                        "synchronising the webhook endpoints failed; trying again",
+                        metadata: ["reason": .string(String(describing: error).prefix(300).description)])
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: policy.pollInterval) }
+                }
+            }
+        }
         var lastStats: ContinuousClock.Instant?
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             if lastStats.map({ $0.duration(to: .now) >= policy.statsInterval }) ?? true {

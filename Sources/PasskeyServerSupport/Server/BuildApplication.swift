@@ -14,7 +14,7 @@ public import WebAuthnCore
 
 /// Every store protocol one passkeyd instance uses; `PostgresPasskeyStore` (the executable's) and
 /// `InMemoryPasskeyStore` (the tests') are both one.
-public typealias ApplicationStore = PasskeyStore & IdentityStore & ProviderTokenStore & SessionStore & AppStoreStore & AppAttestStore
+public typealias ApplicationStore = PasskeyStore & IdentityStore & ProviderTokenStore & SessionStore & AppStoreStore & AppAttestStore & EventStore
     & CeremonyKeyStore
 
 /// What ``buildApplication(settings:store:dependencies:)`` does not derive from ``Settings``: the process-wide
