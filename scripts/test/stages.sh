@@ -43,7 +43,7 @@ stage typescript-client "pg release" "TypeScript client: build fresh, unit tests
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/typescript-client-test.sh "$release_bin"'
 stage swift-client "pg release" "Swift client package, coverage and live walkthroughs (scripts/test/swift-client-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/swift-client-test.sh "$release_bin"'
-stage webhooks "pg release" "webhook delivery: every event type verified by the standardwebhooks package, receiver down then up, two instances, a hanging receiver (scripts/test/webhook-test.sh)" \
+stage webhooks "pg release" "webhook delivery: all ten event types verified by the standardwebhooks package, receiver down then up, two instances, a hanging receiver (scripts/test/webhook-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/webhook-test.sh "$release_bin"'
 stage shutdown "pg release" "SIGTERM under load: nothing acknowledged lost (scripts/test/shutdown-test.sh)" \
     'PASSKEYD_DATABASE_URL="$PASSKEYD_TEST_DATABASE_URL" scripts/test/shutdown-test.sh "$release_bin"'

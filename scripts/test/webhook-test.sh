@@ -5,8 +5,10 @@
 #
 #   scripts/test/webhook-test.sh BIN_DIR    BIN_DIR holds passkeyd and passkeyd-softkey; PASSKEYD_DATABASE_URL must be set
 #
-# 1. Every event type the walkthrough causes (user.created, credential.registered, credential.renamed,
-#    session.revoked, credential.deleted, user.deleted) arrives once, signed, and verifies; webhook-id is evt_<audit id>.
+# 1. Every event type (user.created, credential.registered, credential.renamed, session.revoked, identity.linked,
+#    identity.unlinked, appstore.entitlement_changed, appattest.key_registered, credential.deleted, user.deleted)
+#    arrives, signed, and verifies; webhook-id is evt_<audit id>. The ID token comes from passkeyd-idp, the App Store
+#    transaction and the App Attest key from passkeyd-softkey (as in the idtoken, appstore and appattest smokes).
 # 2. The receiver is down (connection refused) while events happen, for longer than the first retries, then up:
 #    every event arrives, none lost, duplicates only with the same webhook-id and body.
 # 3. Two passkeyd instances on one database, a slow receiver: every event delivered, never the same one concurrently,
@@ -14,6 +16,7 @@
 # 4. A receiver that accepts and never answers: sign-in latency stays what it was.
 set -euo pipefail
 bin="$(cd "${1:?usage: scripts/test/webhook-test.sh BIN_DIR}" && pwd)"
+vectors="${PASSKEYD_VECTORS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/vectors}/apple"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/lib/passkeyd.sh
 source "$repo/scripts/lib/passkeyd.sh"
@@ -52,6 +55,9 @@ receiver_stop() { # (wait returns the killed receiver's status: not a failure)
 pk_at_exit receiver_stop
 
 printf '%s\n' "$secret" >secret
+# A provider for identity.*, the StoreKit test CA for appstore.*, a software App Attest device for appattest.*.
+passkeyd-idp keygen --dir idp --kid webhook-key-1 >/dev/null
+passkeyd-softkey appattest device --device device.json --root-pem soft-root.pem
 cat >webhooks.json <<JSON
 [{"id": "app", "url": "http://127.0.0.1:$rport/passkeyd-events", "secret_file": "$work/secret"}]
 JSON
@@ -59,7 +65,11 @@ common=(PASSKEYD_MIGRATIONS="$repo/Migrations" PASSKEYD_ORIGINS="http://localhos
     PASSKEYD_LOG_LEVEL="${PASSKEYD_LOG_LEVEL:-warning}" PASSKEYD_METRICS=on
     PASSKEYD_SESSIONS=on PASSKEYD_SESSION_ISSUER=https://login.example.com PASSKEYD_SESSION_AUDIENCES=https://api.example.com
     PASSKEYD_WEBHOOKS_FILE="$work/webhooks.json" PASSKEYD_WEBHOOKS_UNSAFE_ALLOW_PRIVATE=on
-    PASSKEYD_WEBHOOKS_POLL_INTERVAL=200 PASSKEYD_WEBHOOKS_TIMEOUT=3)
+    PASSKEYD_WEBHOOKS_POLL_INTERVAL=200 PASSKEYD_WEBHOOKS_TIMEOUT=3
+    PASSKEYD_IDTOKEN_PROVIDERS=apple PASSKEYD_IDTOKEN_APPLE_CLIENT_IDS=com.example.app PASSKEYD_IDTOKEN_APPLE_JWKS_FILE="$work/idp/jwks.json"
+    PASSKEYD_APPSTORE_BUNDLE_ID=com.example PASSKEYD_APPSTORE_ENVIRONMENTS=Sandbox
+    PASSKEYD_APPSTORE_ROOT_FILES="$vectors/storekit/certs/testCA.pem"
+    PASSKEYD_APPATTEST_APP_IDS=ABCDE12345.com.example.app PASSKEYD_APPATTEST_ROOT_FILE="$work/soft-root.pem")
 ADMIN=(-H "Authorization: Bearer webhook-admin-key")
 
 receiver_start
@@ -111,12 +121,29 @@ access=$(expect 200 POST /v1/authentication/finish --json @assert.json | jq -r .
 expect 204 POST /v1/sessions/revoke -H "Authorization: Bearer $access" >/dev/null
 read -r _ second < <(expect 200 POST /v1/registration/begin --json "{\"user\":{\"id\":\"$user\"}}" \
     | passkeyd-softkey register --key "$name-2.json" | expect 201 POST /v1/registration/finish --json @- | jq -r '.user.id + " " + .credential.id')
+# identity.linked (the backend names the user by id), then identity.unlinked by an administrator.
+begin=$(expect 200 POST /v1/idtoken/begin --json '{"provider":"apple"}')
+token=$(passkeyd-idp token --dir idp --iss https://appleid.apple.com --aud com.example.app \
+    --sub "001234.$name" --nonce "$(jq -r .providerNonce <<<"$begin")")
+expect 200 POST /v1/idtoken/finish --json "{\"session\":\"$(jq -r .session <<<"$begin")\",\"provider\":\"apple\",\"idToken\":\"$token\",\"user\":{\"id\":\"$user\"}}" \
+    | jq -e '.linked == true' >/dev/null || fail "linking an Apple account"
+identity=$(expect 200 GET "/v1/admin/users/$user/identities" "${ADMIN[@]}" | jq -r '.identities[0].id')
+expect 204 DELETE "/v1/admin/users/$user/identities/$identity" "${ADMIN[@]}" >/dev/null
+# appstore.entitlement_changed: a purchase made with the user's appAccountToken.
+account_token=$(expect 200 GET "/v1/users/$user/entitlements" | jq -r .appAccountToken)
+passkeyd-softkey storekit transaction --certs "$vectors/storekit/certs" --id "$(date +%s%N)" --token "$account_token" --days 30 >purchase.jws
+expect 201 POST /v1/appstore/transactions --json "{\"userId\":\"$user\",\"signedTransaction\":\"$(cat purchase.jws)\"}" >/dev/null
+# appattest.key_registered: a key attested for the user.
+challenge=$(expect 200 POST /v1/appattest/challenge --json '{}' | jq -r .challenge)
+passkeyd-softkey appattest attest --device device.json --key appattest-key.json --app-id ABCDE12345.com.example.app --challenge "$challenge" >attest.json
+expect 201 POST /v1/appattest/attestations --json "$(jq -c --arg c "$challenge" --arg u "$user" '. + {challenge: $c, userId: $u}' attest.json)" >/dev/null
 expect 204 DELETE "/v1/admin/credentials/$second" "${ADMIN[@]}" >/dev/null
 expect 204 DELETE "/v1/admin/users/$user" "${ADMIN[@]}" >/dev/null
 expected_ids "$user" >phase1.txt
 wait_for phase1.txt 30
 types=$(jq -r --slurpfile ids <(jq -R . phase1.txt) 'select(.verified and (.id | IN($ids[]))) | .type' "$received" | sort -u | tr '\n' ' ')
-for type in user.created credential.registered credential.renamed session.revoked credential.deleted user.deleted; do
+for type in user.created credential.registered credential.renamed session.revoked identity.linked identity.unlinked \
+    appstore.entitlement_changed appattest.key_registered credential.deleted user.deleted; do
     [[ " $types " == *" $type "* ]] || fail "no verified $type delivery (got: $types)"
 done
 jq -e -s 'all(.[]; .verified and .content_type == "application/json" and (.user_agent | startswith("passkeyd/")) and (.overlap | not))' \
@@ -125,7 +152,7 @@ jq -e -s --arg user "$user" 'all(.[] | select(.type == "user.deleted" and .data.
     "$received" >/dev/null || fail "user.deleted payload"
 # No secret in any payload: not the signing secret, not the admin key, not an access token.
 ! grep -qF -e "${secret#whsec_}" -e webhook-admin-key -e "$access" "$received" || fail "a payload carries a secret"
-echo "webhooks: every event type of the walkthrough arrived signed and verified ($(wc -l <phase1.txt) events)"
+echo "webhooks: all ten event types arrived signed and verified ($(wc -l <phase1.txt) events)"
 
 # --- 2. receiver down for a while, then up: nothing lost ---------------------------------------------------
 receiver_stop
