@@ -68,9 +68,12 @@ expect 401 GET /v1/me/credentials | jq -e '.error.code == "unauthorized"' >/dev/
 expect 204 DELETE "/v1/me/credentials/$FIRST" "${AUTH[@]}" >/dev/null
 # That passkey started this session: deleting it ended the session.
 expect 401 GET /v1/me/credentials "${AUTH[@]}" | jq -e '.error.code == "session_revoked"' >/dev/null || fail "session after deletion"
+# The trail: her changes, then the end of the session that passkey started (an event of its own, for webhooks).
 expect 200 GET "/v1/admin/audit-events?user=$ANN" "${ADMIN[@]}" >audit.json
-jq -e "[.events[] | select(.actor == \"user:$ANN\") | .event] == [\"credential.registered\",\"credential.renamed\",\"credential.deleted\"]" audit.json >/dev/null \
+jq -e "[.events[] | select(.actor == \"user:$ANN\") | .event] == [\"credential.registered\",\"credential.renamed\",\"credential.deleted\",\"session.revoked\"]" audit.json >/dev/null \
     || fail "audit: $(cat audit.json)"
+jq -e '[.events[] | select(.event == "session.revoked") | .details.reason] == ["credential_deleted"]' audit.json >/dev/null \
+    || fail "session.revoked reason: $(cat audit.json)"
 
 metrics=$(curl -sf "$API/metrics") || fail "metrics: GET failed"
 for event in 'begun"} 1' 'registered"} 1' 'uv_established"} 1'; do
