@@ -50,11 +50,13 @@ enum WebhookAdminRequest {
         return text
     }
 
+    /// 1 to 19 digits, as openapi.json says; one that names no possible delivery (0, or beyond Int64) is 0, which no
+    /// delivery has, so it answers 404 like any other unknown id.
     static func deliveryID(_ context: PasskeyRequestContext) throws -> Int64 {
-        guard let text = context.parameters.get("deliveryId"), let id = Int64(text), id > 0 else {
-            throw APIError.invalidParameter("deliveryId must be a positive integer.")
-        }
-        return id
+        guard let text = context.parameters.get("deliveryId"), (1...19).contains(text.utf8.count),
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { throw APIError.invalidParameter("deliveryId must be 1 to 19 digits.") }
+        return Int64(text) ?? 0
     }
 
     /// `status` (pending, delivered, failed), `after` (the previous page's `next`), `limit` (1-200, default 50).

@@ -96,8 +96,15 @@ struct WebhookAdminTests {
             #expect((pending.json["deliveries"] as? [[String: Any]])?.first?["id"] as? String == id)
             let unknown = try await client.send(.post, "/v1/admin/webhooks/deliveries/999999/redeliver", headers: Self.auth)
             #expect(unknown.status == 404 && unknown.errorCode == "webhook_delivery_unknown")
-            let bad = try await client.send(.post, "/v1/admin/webhooks/deliveries/abc/redeliver", headers: Self.auth)
-            #expect(bad.status == 400 && bad.errorCode == "invalid_parameter")
+            // Digits the schema allows that name no possible delivery are unknown too, not malformed.
+            for id in ["0", "9999999999999999999"] {
+                let none = try await client.send(.post, "/v1/admin/webhooks/deliveries/\(id)/redeliver", headers: Self.auth)
+                #expect(none.status == 404 && none.errorCode == "webhook_delivery_unknown", "\(id)")
+            }
+            for id in ["abc", "-1", "12345678901234567890"] {
+                let bad = try await client.send(.post, "/v1/admin/webhooks/deliveries/\(id)/redeliver", headers: Self.auth)
+                #expect(bad.status == 400 && bad.errorCode == "invalid_parameter", "\(id)")
+            }
         }
     }
 
