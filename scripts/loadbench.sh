@@ -9,7 +9,7 @@
 # with the durability settings read back from the server (SHOW), then every phase.
 #
 #   scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
-#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] | --compare-go]
+#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] [--compare-sql SQL] | --compare-go]
 #                        [--table-ceremonies] [--out FILE]
 #
 #   --table-ceremonies
@@ -30,7 +30,9 @@
 #                    second database of the same size (passkeyd_loadbench_compare); after the main run's phases the
 #                    load generator alternates rounds this build, FILE, this build, … (--repeats each) of pre-signed
 #                    finishes, begin + finish and registration at the highest concurrency and reports the medians of
-#                    throughput and server CPU per operation with their ratios; --compare-label names FILE's side
+#                    throughput and server CPU per operation with their ratios; --compare-label names FILE's side;
+#                    --compare-sql SQL runs SQL on the second database after its migration (e.g. the same build with
+#                    a trigger dropped: what one schema object costs per operation)
 #   --compare-go     --compare-binary with the Go reference server of issue 29 (scripts/bench/go-reference: duo-labs
 #                    webauthn + pgx, three autocommit statements per sign-in finish), built here with Debian's Go
 #                    packages (installed if missing); its database is migrated by this passkeyd (it uses passkeyd's
@@ -69,7 +71,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
 seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 instances=""
-compare_binary="" compare_label="" compare_go=0 durable=1 table_ceremonies=0
+compare_binary="" compare_label="" compare_sql="" compare_go=0 durable=1 table_ceremonies=0
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
     case "$1" in
@@ -86,12 +88,14 @@ while (($#)); do
     --instances) instances="$2"; shift ;;
     --compare-binary) compare_binary="$2"; shift ;;
     --compare-label) compare_label="$2"; shift ;;
+    --compare-sql) compare_sql="$2"; shift ;;
     --compare-go) compare_go=1 ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] | --compare-go] [--table-ceremonies] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] [--compare-sql SQL] | --compare-go] [--table-ceremonies] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
+[[ -z $compare_sql || -n $compare_binary || $compare_go == 1 ]] || { echo "loadbench: --compare-sql needs --compare-binary or --compare-go" >&2; exit 2; }
 if ((compare_go)); then
     [[ -z $compare_binary ]] || { echo "loadbench: --compare-go and --compare-binary each name the second side; pick one" >&2; exit 2; }
     ((!million)) || { echo "loadbench: --million and --compare-go each need the second side; pick one" >&2; exit 2; }
@@ -323,6 +327,7 @@ if ((million)); then
         --compare-credentials 1000000 --repeats "$repeats")
 elif [[ -n $compare_binary ]]; then
     fresh_database passkeyd_loadbench_compare "$compare_migrator"
+    [[ -z $compare_sql ]] || "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$compare_url" -c "$compare_sql" >/dev/null
     start_server "$compare_url" "$compare_binary"
     this="this build ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift Migrations || echo ' + changes'))"
     compare_args=(--compare-url "http://127.0.0.1:$port" --compare-server-pid "$server" --compare-database-url "$compare_url"
