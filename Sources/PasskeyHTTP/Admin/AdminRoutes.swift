@@ -43,8 +43,6 @@ func addAdminRoutes(to router: Router<PasskeyRequestContext>, api: API) {
     }
     if api.identity != nil { addAdminIdentityRoutes(to: router, api: api, admin: admin.users) }
     if let sessions = api.sessions { addAdminSessionRoutes(to: router, api: api, service: sessions) }
-    // Both stores (PostgreSQL, in memory) keep the outbox; another store has no webhook routes.
-    if let events = api.service.store as? any EventStore { addWebhookAdminRoutes(to: router, api: api, store: events) }
 }
 
 
@@ -165,8 +163,8 @@ struct AdminAPI: Sendable {
     }
 
     func deleteUser(_ handle: [UInt8]) async throws -> Response {
+        // Every event of a deletion, `user.deleted` last, comes from the store (``AuditConsequences``).
         try await users.deleteUser(handle, audit: RequestScope.audit)
-        RequestScope.log(.userDeleted, user: handle)
         return Response(status: .noContent)
     }
 

@@ -13,8 +13,7 @@ import PasskeyStore
 ///
 /// Unknown ids are 404 (`webhook_endpoint_unknown`, `webhook_delivery_unknown`); bad query or path values 400
 /// (`invalid_parameter`).
-func addWebhookAdminRoutes(to router: Router<PasskeyRequestContext>, api: API, store: any EventStore) {
-    let admin = WebhookAdministration(store: store)
+func addWebhookAdminRoutes(to router: Router<PasskeyRequestContext>, api: API, admin: WebhookAdministration) {
     api.route(router, .adminWebhookEndpoints) { _, _, _ in
         try AdminAPI.json(status: .ok, ["endpoints": try await admin.endpoints().map(WebhookEndpointJSON.init)])
     }

@@ -110,6 +110,10 @@ extension RequestScope {
     static func acting<T: Sendable>(as user: [UInt8], _ body: () async throws -> T) async throws -> T {
         guard var scope = current else { return try await body() }
         scope.userActor = user
-        return try await $current.withValue(scope) { try await body() }
+        return try await $current.withValue(scope) {
+            // The consequences of the person's own change are logged with their actor.
+            defer { scope.logConsequences() }
+            return try await body()
+        }
     }
 }

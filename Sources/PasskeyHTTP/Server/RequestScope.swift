@@ -20,13 +20,16 @@ struct RequestScope: Sendable {
     /// The signed-in person making a change to their own account (the self-service API): the audit actor is then
     /// `user:<id>`.
     var userActor: [UInt8]?
+    /// The events the store reports a change caused (``AuditConsequences``): logged and counted by
+    /// ``logConsequences()`` when the route's body ends, whether it succeeded or not (they committed).
+    let consequences = AuditConsequences()
 
     var logger: Logger { context.logger }
 
     var audit: AuditContext {
         AuditContext(
             requestID: context.id, actor: userActor.map { "user:" + Base64URL.encode($0) } ?? api.actor(operation, key: key),
-            clientAddress: api.limiter.clientAddress(headers: headers, peer: context.remoteAddress))
+            clientAddress: api.limiter.clientAddress(headers: headers, peer: context.remoteAddress), consequences: consequences)
     }
 
     /// The audit context of the current request; `system` outside one.
@@ -34,21 +37,37 @@ struct RequestScope: Sendable {
 
     /// The audit line of a change that committed: the same event the store wrote, at `info`, with its `details`
     /// (`count`: the line stands for that many events of the kind, e.g. every session of a user revoked; 0 logs
-    /// nothing). Counts ``RequestMetricNames/eventsWritten``.
+    /// nothing). Counts ``RequestMetricNames/eventsWritten``. The route logs the event it asked for; the events the
+    /// change caused beyond it come from the store (``logConsequences()``).
     static func log(
         _ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil, identity: [UInt8]? = nil, details: [String: String] = [:],
         count: Int = 1
     ) {
-        guard let scope = current, count > 0 else { return }
-        scope.api.metrics.recordEvent(kind, count: count)
-        var metadata: Logger.Metadata = ["event": .string(kind.rawValue), "actor": .string(scope.audit.actor)]
+        current?.log(kind, user: user, credential: credential, identity: identity, details: details, count: count)
+    }
+
+    func log(
+        _ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil, identity: [UInt8]? = nil, details: [String: String] = [:],
+        count: Int = 1
+    ) {
+        guard count > 0 else { return }
+        api.metrics.recordEvent(kind, count: count)
+        let audit = self.audit
+        var metadata: Logger.Metadata = ["event": .string(kind.rawValue), "actor": .string(audit.actor)]
         for (key, value) in details { metadata[key] = .string(value) }
         if count > 1 { metadata["count"] = .stringConvertible(count) }
         if let user { metadata["user_id"] = .string(Base64URL.encode(user)) }
         if let credential { metadata["credential_id"] = .string(Base64URL.encode(credential)) }
         if let identity { metadata["identity_id"] = .string(Base64URL.encode(identity)) }
-        if let address = scope.audit.clientAddress { metadata["client_address"] = .string(address) }
-        scope.logger.info("audit", metadata: metadata)
+        if let address = audit.clientAddress { metadata["client_address"] = .string(address) }
+        logger.info("audit", metadata: metadata)
+    }
+
+    /// Logs and counts the events the store reported since the last call (``consequences``), as ``log(_:user:credential:identity:details:count:)``.
+    func logConsequences() {
+        for event in consequences.take() {
+            log(event.kind, user: event.userHandle, credential: event.credentialID, identity: event.identityID, details: event.details)
+        }
     }
 
     /// The audit lines of a registration that committed: `user.created` when it created the user, then

@@ -76,10 +76,12 @@ enum Access: Sendable {
 
 /// Builds the router: the ceremony endpoints under `/v1/registration` and `/v1/authentication`, the admin API
 /// under `/v1/admin`, `/healthz` (the process is up), `/readyz` (the store answers; 503 otherwise),
-/// `/openapi.json` and, when the configuration has an exporter, `/metrics`.
+/// `/openapi.json` and, when the configuration has an exporter, `/metrics`. `webhooks`: the outbox's admin use case
+/// (its routes under `/v1/admin/webhooks`; none when nil).
 public func buildRouter(
     service: CeremonyService, identity: IdentityService? = nil, sessions: SessionService? = nil,
-    appStore: AppStoreService? = nil, appAttest: AppAttestService? = nil, configuration: HTTPConfiguration = .init()
+    appStore: AppStoreService? = nil, appAttest: AppAttestService? = nil, webhooks: WebhookAdministration? = nil,
+    configuration: HTTPConfiguration = .init()
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
     // First, so it wraps every route and the not-found responder: X-Request-Id on every answer, the request's span.
@@ -107,7 +109,10 @@ public func buildRouter(
     if let appAttest { addAppAttestRoutes(to: router, api: api, service: appAttest) }
     addSignalRoutes(to: router, api: api)
     addWellKnownRoutes(to: router, api: api, documents: configuration.wellKnown)
-    if !configuration.adminKeys.isEmpty { addAdminRoutes(to: router, api: api) }
+    if !configuration.adminKeys.isEmpty {
+        addAdminRoutes(to: router, api: api)
+        if let webhooks { addWebhookAdminRoutes(to: router, api: api, admin: webhooks) }
+    }
     if configuration.conformanceBinding { addConformanceRoutes(to: router, api: api) }
     if configuration.demoPage { addDemoRoutes(to: router, api: api) }
     if let exporter = configuration.metricsExporter { addMetricsRoute(to: router, api: api, exporter: exporter) }
@@ -199,7 +204,10 @@ struct API: Sendable {
             } catch {
                 throw APIError.bodyTooLarge
             }
-            response = try await RequestScope.$current.withValue(scope) { try await body(Array(buffer.readableBytesView), context) }
+            response = try await RequestScope.$current.withValue(scope) {
+                defer { scope.logConsequences() }
+                return try await body(Array(buffer.readableBytesView), context)
+            }
         } catch {
             let failure = FailedRequest(error)
             response = rawJSON(status: HTTPResponse.Status(code: failure.error.status), failureBody(failure.error))

@@ -195,7 +195,8 @@ public func buildApplication(
     http.tracing = dependencies.tracing
     http.metricsExporter = settings.metricsEnabled ? dependencies.metricsExporter : nil
     let router = buildRouter(
-        service: ceremonies, identity: identity.service, sessions: sessions, appStore: appStore, appAttest: appAttest, configuration: http)
+        service: ceremonies, identity: identity.service, sessions: sessions, appStore: appStore, appAttest: appAttest,
+        webhooks: WebhookAdministration(store: store), configuration: http)
     let application = Application(
         router: router, server: settings.httpServerLimits.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "passkeyd"),

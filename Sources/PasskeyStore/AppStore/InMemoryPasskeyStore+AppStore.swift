@@ -80,7 +80,7 @@ extension InMemoryPasskeyStore: AppStoreStore {
         if let owner, let change = EntitlementChange.of(
             transaction, outcome: outcome, keptRevocationDate: kept?.revocationDate, notificationType: notificationType)
         {
-            record(.appStoreEntitlementChanged, audit, user: owner, credential: nil, details: change.details(transaction, now: now()))
+            record(.appStoreEntitlementChanged, audit, user: owner, credential: nil, details: change.details(transaction, now: now()), consequence: true)
         }
         return outcome
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// Who asked for a change, recorded with its audit event.
 public struct AuditContext: Sendable, Hashable {
@@ -10,14 +11,83 @@ public struct AuditContext: Sendable, Hashable {
     /// The client's address as the rate limits see it.
     public var clientAddress: String?
 
-    public init(requestID: String? = nil, actor: String, clientAddress: String? = nil) {
+    /// Where the store reports the events a change caused beyond the one asked for (``AuditConsequences``); nil: not
+    /// reported. Not part of the context's identity (equality and hash ignore it).
+    public var consequences: AuditConsequences?
+
+    public init(requestID: String? = nil, actor: String, clientAddress: String? = nil, consequences: AuditConsequences? = nil) {
         self.requestID = requestID
         self.actor = actor
         self.clientAddress = clientAddress
+        self.consequences = consequences
     }
 
     /// For calls outside a request (tests, tools).
     public static let system = AuditContext(actor: "system")
+
+    public static func == (lhs: AuditContext, rhs: AuditContext) -> Bool {
+        lhs.requestID == rhs.requestID && lhs.actor == rhs.actor && lhs.clientAddress == rhs.clientAddress
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(requestID)
+        hasher.combine(actor)
+        hasher.combine(clientAddress)
+    }
+}
+
+/// An event a store wrote as a consequence of the change it was asked for, reported to the caller once it committed.
+public struct WrittenEvent: Sendable, Hashable {
+    public let kind: AuditEventKind
+    public let userHandle: [UInt8]?
+    public let credentialID: [UInt8]?
+    public let identityID: [UInt8]?
+    public let details: [String: String]
+
+    public init(
+        _ kind: AuditEventKind, user: [UInt8]?, credential: [UInt8]? = nil, identity: [UInt8]? = nil, details: [String: String] = [:]
+    ) {
+        self.kind = kind
+        self.userHandle = user
+        self.credentialID = credential
+        self.identityID = identity
+        self.details = details
+    }
+}
+
+/// The events a change caused that its caller cannot know it would: the `session.revoked` events of the sessions a
+/// deletion, an unlink or a replayed refresh token revoked; every event of a user deletion (`credential.deleted`,
+/// `identity.unlinked` and `session.revoked` of what it removed, then `user.deleted`); an App Store transaction's
+/// or notification's `appstore.entitlement_changed`. A store adds them after the change committed (never for one
+/// rolled back); the HTTP layer logs and counts them after the event the request asked for, which it knows itself.
+/// One per request.
+public final class AuditConsequences: Sendable {
+    private let events = Mutex<[WrittenEvent]>([])
+
+    public init() {}
+
+    public func add(_ written: some Sequence<WrittenEvent>) {
+        events.withLock { $0.append(contentsOf: written) }
+    }
+
+    /// The events reported so far, in the order written; empties the report.
+    public func take() -> [WrittenEvent] {
+        events.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+}
+
+extension AuditContext {
+    /// Reports `written` (events that committed) to ``consequences``, if anyone listens.
+    public func report(_ written: some Sequence<WrittenEvent>) {
+        consequences?.add(written)
+    }
+
+    public func report(_ written: WrittenEvent?) {
+        if let written { consequences?.add(CollectionOfOne(written)) }
+    }
 }
 
 /// What an audit event records.

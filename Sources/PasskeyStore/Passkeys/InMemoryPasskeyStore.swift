@@ -86,16 +86,18 @@ public actor InMemoryPasskeyStore: PasskeyStore {
             userCredentialIDs: credential.map { credentials(ofUser: $0.record.userHandle).map(\.record.id) } ?? [])
     }
 
-    /// Appends an audit event and fans it out to the webhook endpoints, as the PostgreSQL trigger does.
+    /// Appends an audit event and fans it out to the webhook endpoints, as the PostgreSQL trigger does; a
+    /// `consequence` (see ``AuditConsequences``) is also reported to the caller (this store commits at once).
     func record(
         _ kind: AuditEventKind, _ audit: AuditContext, user: [UInt8]?, credential: [UInt8]?, identity: [UInt8]? = nil,
-        details: [String: String] = [:]
+        details: [String: String] = [:], consequence: Bool = false
     ) {
         let event = AuditEvent(
             id: Int64(events.count + 1), occurredAt: now(), kind: kind, context: audit, userHandle: user, credentialID: credential,
             identityID: identity, details: details)
         events.append(event)
         fanOut(event)
+        if consequence { audit.report(WrittenEvent(kind, user: user, credential: credential, identity: identity, details: details)) }
     }
 
     /// Adds a user (the identity sign-in's new users); the caller checked name and handle are free.
@@ -203,18 +205,18 @@ public actor InMemoryPasskeyStore: PasskeyStore {
         guard users.removeValue(forKey: handle) != nil else { return false }
         deleteAppStorePurchases(ofUser: handle)
         for credential in credentials.values where credential.record.userHandle == handle {
-            record(.credentialDeleted, audit, user: handle, credential: credential.id)
+            record(.credentialDeleted, audit, user: handle, credential: credential.id, consequence: true)
         }
         credentials = credentials.filter { $0.value.record.userHandle != handle }
         let identities = identityRecords.values.filter({ $0.userHandle == handle }).sorted(by: { $0.createdAt < $1.createdAt })
         for identity in identities {
-            record(.identityUnlinked, audit, user: handle, credential: nil, identity: identity.id)
+            record(.identityUnlinked, audit, user: handle, credential: nil, identity: identity.id, consequence: true)
         }
         queueRevocations(ofIdentities: identities.map(\.id))
         identityRecords = identityRecords.filter { $0.value.userHandle != handle }
         removeSessionsAndHandoffs(ofUser: handle, audit: audit)
         removeAppAttestKeys(ofUser: handle)
-        record(.userDeleted, audit, user: handle, credential: nil)
+        record(.userDeleted, audit, user: handle, credential: nil, consequence: true)
         return true
     }
 

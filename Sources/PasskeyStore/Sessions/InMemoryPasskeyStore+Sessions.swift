@@ -58,7 +58,7 @@ extension InMemoryPasskeyStore: SessionStore {
             return .rotated(record.session)
         }
         guard let id = retiredRefreshTokens[presented], let record = sessionRecords[id] else { return .unknown }
-        return .reused(revoke(record.session, at: now, reason: .refreshTokenReused, audit: audit))
+        return .reused(revoke(record.session, at: now, reason: .refreshTokenReused, audit: audit, consequence: true))
     }
 
     public func session(id: [UInt8]) -> StoredSession? { sessionRecords[id]?.session }
@@ -91,18 +91,23 @@ extension InMemoryPasskeyStore: SessionStore {
         return active.count
     }
 
-    /// Revokes `session` unless it already is, with its `session.revoked` event; the session as it is now.
+    /// Revokes `session` unless it already is, with its `session.revoked` event (reported when a `consequence`); the
+    /// session as it is now.
     @discardableResult
-    func revoke(_ session: StoredSession, at now: Date, reason: SessionRevocationReason, audit: AuditContext) -> StoredSession {
+    func revoke(
+        _ session: StoredSession, at now: Date, reason: SessionRevocationReason, audit: AuditContext, consequence: Bool = false
+    ) -> StoredSession {
         guard session.revokedAt == nil else { return session }
         let revoked = session.revoked(at: now, reason: reason)
         sessionRecords[session.id]?.session = revoked
-        recordSessionRevoked(session, reason: reason.rawValue, audit: audit)
+        recordSessionRevoked(session, reason: reason.rawValue, audit: audit, consequence: consequence)
         return revoked
     }
 
-    func recordSessionRevoked(_ session: StoredSession, reason: String, audit: AuditContext) {
-        record(.sessionRevoked, audit, user: session.userHandle, credential: nil, details: ["session_id": base64url(session.id), "reason": reason])
+    func recordSessionRevoked(_ session: StoredSession, reason: String, audit: AuditContext, consequence: Bool) {
+        record(
+            .sessionRevoked, audit, user: session.userHandle, credential: nil,
+            details: ["session_id": base64url(session.id), "reason": reason], consequence: consequence)
     }
 
     public func saveHandoff(_ handoff: StoredHandoff) throws(StoreError) -> Bool {
@@ -164,9 +169,9 @@ extension InMemoryPasskeyStore: SessionStore {
         for record in records {
             switch starter {
             case .credential(let id) where record.session.credentialID == id:
-                revoke(record.session, at: current, reason: .credentialDeleted, audit: audit)
+                revoke(record.session, at: current, reason: .credentialDeleted, audit: audit, consequence: true)
             case .identity(let id) where record.session.identityID == id:
-                revoke(record.session, at: current, reason: .identityUnlinked, audit: audit)
+                revoke(record.session, at: current, reason: .identityUnlinked, audit: audit, consequence: true)
             default: break
             }
         }
@@ -178,7 +183,7 @@ extension InMemoryPasskeyStore: SessionStore {
         let current = now()
         let active = sessionRecords.values.map(\.session).filter { $0.userHandle == handle && $0.isActive(at: current) }
             .sorted { $0.id.lexicographicallyPrecedes($1.id) }
-        for session in active { recordSessionRevoked(session, reason: SessionRevokedEvent.userDeleted, audit: audit) }
+        for session in active { recordSessionRevoked(session, reason: SessionRevokedEvent.userDeleted, audit: audit, consequence: true) }
         removeSessions(sessionRecords.values.filter { $0.session.userHandle == handle }.map(\.session.id))
         handoffRecords = handoffRecords.filter { $0.value.userHandle != handle }
     }

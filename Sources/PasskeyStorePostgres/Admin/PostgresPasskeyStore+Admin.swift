@@ -45,7 +45,7 @@ extension PostgresPasskeyStore {
     /// The credential and its audit event in one statement, then (when configured) the revocation of the sessions it
     /// started, in the same transaction.
     public func deleteCredential(id: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
-        try await run(transaction: revokeSessionsOnDelete) { connection in
+        let (deleted, revoked) = try await run(transaction: revokeSessionsOnDelete) { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
                     WITH deleted AS (DELETE FROM credentials WHERE id = $1 RETURNING id, user_id),
@@ -56,16 +56,18 @@ extension PostgresPasskeyStore {
                     SELECT count(*) FROM deleted
                     """,
                 bindings: PGBindings.audited(id, audit)))
-            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return false }
-            try self.revokeSessions(startedBy: .credential, id: id, audit: audit, on: connection)
-            return true
+            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return (false, [WrittenEvent]()) }
+            return (true, try self.revokeSessions(startedBy: .credential, id: id, audit: audit, on: connection))
         }
+        audit.report(revoked)
+        return deleted
     }
 
     /// The user, their credentials, identities, sessions, handoff codes (cascade) and one audit event for each credential,
-    /// identity and active session (`session.revoked`, `user_deleted`), then `user.deleted`, in one statement.
+    /// identity and active session (`session.revoked`, `user_deleted`), then `user.deleted`, in one statement; all of
+    /// them reported (``AuditConsequences``).
     public func deleteUser(handle: [UInt8], audit: AuditContext) async throws(StoreError) -> Bool {
-        try await run { connection in
+        let (deleted, consequences) = try await run { connection in
             let result = try connection.execute(PGQuery(
                 unsafeSQL: """
                     WITH deleted AS (DELETE FROM users WHERE user_handle = $1 RETURNING id, user_handle),
@@ -86,11 +88,25 @@ extension PostgresPasskeyStore {
                             UNION ALL
                             SELECT 4, NULL, 'user.deleted', user_handle, NULL, NULL, NULL, NULL FROM deleted
                         ) AS e ORDER BY e.position, e.at, e.credential_id, e.identity_id, e.session_id
+                        RETURNING id, event, credential_id, identity_id, details ->> 'session_id' AS session_id
                     )
-                    SELECT count(*) FROM deleted
+                    SELECT (SELECT count(*) FROM deleted), a.event, a.credential_id, a.identity_id, a.session_id
+                      FROM (SELECT 1) AS one LEFT JOIN audit a ON true ORDER BY a.id
                     """,
                 bindings: PGBindings.audited(handle, audit)))
-            return try result.decode(Int64.self, row: 0, column: 0) > 0
+            guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return (false, [WrittenEvent]()) }
+            let events = try (0..<result.rowCount).compactMap { row throws -> WrittenEvent? in
+                guard !(try result.isNull(row: row, column: 1)) else { return nil }
+                let kind: AuditEventKind = try Self.known(try result.decode(String.self, row: row, column: 1))
+                let session = try result.decode(String?.self, row: row, column: 4)
+                return WrittenEvent(
+                    kind, user: handle, credential: try result.decode([UInt8]?.self, row: row, column: 2),
+                    identity: try result.decode([UInt8]?.self, row: row, column: 3),
+                    details: session.map { ["session_id": $0, "reason": SessionRevokedEvent.userDeleted] } ?? [:])
+            }
+            return (true, events)
         }
+        audit.report(consequences)
+        return deleted
     }
 }

@@ -103,7 +103,7 @@ extension PostgresPasskeyStore: AppStoreStore {
     public func saveTransaction(
         _ transaction: AppStoreTransaction, forUser handle: [UInt8], audit: AuditContext
     ) async throws(StoreError) -> AppStoreSaveOutcome {
-        try await run(transaction: true) { connection in
+        let (outcome, changed) = try await run(transaction: true) { connection in
             let owner = try Self.claimPurchase(
                 transaction.originalTransactionID, user: handle, appAccountToken: nil, environment: transaction.environment,
                 on: connection)
@@ -113,6 +113,8 @@ extension PostgresPasskeyStore: AppStoreStore {
             }
             return try Self.keep(transaction, owner: handle, notificationType: nil, audit: audit, on: connection)
         }
+        audit.report(changed)
+        return outcome
     }
 
     public func saveRenewalInfo(_ renewal: AppStoreRenewalInfo) async throws(StoreError) -> [UInt8]? {
@@ -127,7 +129,7 @@ extension PostgresPasskeyStore: AppStoreStore {
     public func applyNotification(
         _ notification: AppStoreNotification, audit: AuditContext
     ) async throws(StoreError) -> AppStoreNotificationOutcome {
-        try await run(transaction: true) { connection in
+        let (outcome, changed) = try await run(transaction: true) { connection -> (AppStoreNotificationOutcome, WrittenEvent?) in
             var bindings = PGBindings()
             bindings.append(notification.notificationUUID)
             bindings.append(notification.notificationType)
@@ -138,18 +140,21 @@ extension PostgresPasskeyStore: AppStoreStore {
             bindings.append(notification.signedDate)
             let fresh = try connection.executePrepared(Self.appStoreInsertNotification, bindings).rowCount == 1
             // A retry or replay applies nothing, not even a claim of its purchase.
-            guard fresh else { return AppStoreNotificationOutcome(duplicate: true, userHandle: nil) }
-            guard let original else { return AppStoreNotificationOutcome(duplicate: false, userHandle: nil) }
+            guard fresh else { return (AppStoreNotificationOutcome(duplicate: true, userHandle: nil), nil) }
+            guard let original else { return (AppStoreNotificationOutcome(duplicate: false, userHandle: nil), nil) }
             let owner = try Self.claimPurchase(
                 original, user: nil, appAccountToken: notification.transaction?.appAccountToken,
                 environment: notification.environment, on: connection)
+            var changed: WrittenEvent?
             if let transaction = notification.transaction {
-                _ = try Self.keep(
-                    transaction, owner: owner.handle, notificationType: notification.notificationType, audit: audit, on: connection)
+                changed = try Self.keep(
+                    transaction, owner: owner.handle, notificationType: notification.notificationType, audit: audit, on: connection).1
             }
             if let renewal = notification.renewalInfo { try Self.upsert(renewal, on: connection) }
-            return AppStoreNotificationOutcome(duplicate: false, userHandle: owner.handle)
+            return (AppStoreNotificationOutcome(duplicate: false, userHandle: owner.handle), changed)
         }
+        audit.report(changed)
+        return outcome
     }
 
     public func appStoreRecords(ofUser handle: [UInt8]) async throws(StoreError) -> AppStoreRecords? {
@@ -206,14 +211,15 @@ extension PostgresPasskeyStore: AppStoreStore {
 
     /// Upserts the transaction (inside the caller's transaction, after the purchase's row was claimed and so locked)
     /// and, when that changes the entitlement of a known owner (``EntitlementChange``), writes its
-    /// `appstore.entitlement_changed` event in the same transaction.
+    /// `appstore.entitlement_changed` event in the same transaction: the event too, for the caller to report once the
+    /// transaction committed.
     static func keep(
         _ transaction: AppStoreTransaction, owner: [UInt8]?, notificationType: String?, audit: AuditContext, on connection: PGConnection
-    ) throws -> AppStoreSaveOutcome {
+    ) throws -> (AppStoreSaveOutcome, WrittenEvent?) {
         let (outcome, keptRevocationDate) = try upsert(transaction, on: connection)
         guard let owner, let change = EntitlementChange.of(
             transaction, outcome: outcome, keptRevocationDate: keptRevocationDate, notificationType: notificationType)
-        else { return outcome }
+        else { return (outcome, nil) }
         let details = change.details(transaction, now: Date())
         var bindings = PGBindings()
         bindings.append(owner)
@@ -225,7 +231,7 @@ extension PostgresPasskeyStore: AppStoreStore {
                 VALUES ('appstore.entitlement_changed', $2, $3, $1, $4, $5::jsonb)
                 """,
             bindings: bindings))
-        return outcome
+        return (outcome, WrittenEvent(.appStoreEntitlementChanged, user: owner, details: details))
     }
 
     /// The upsert's outcome and the revocation date the replaced copy had (nil when none).

@@ -191,8 +191,10 @@ extension PostgresPasskeyStore: IdentityStore {
     public func unlinkIdentity(
         id: [UInt8], ofUser handle: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
     ) async throws(StoreError) -> SignInMethodRemoval {
-        try await run(transaction: revokeSessionsOnDelete || keepingLastSignInMethod) { connection in
+        let (removal, revoked) = try await run(transaction: revokeSessionsOnDelete || keepingLastSignInMethod) { connection in
             try self.removeSignInMethod(.identity, id: id, owner: handle, keepingLast: keepingLastSignInMethod, audit: audit, on: connection)
         }
+        audit.report(revoked)
+        return removal
     }
 }

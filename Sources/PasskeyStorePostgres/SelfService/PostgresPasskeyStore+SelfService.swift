@@ -55,23 +55,25 @@ extension PostgresPasskeyStore {
     public func removeCredential(
         id: [UInt8], ofUser owner: [UInt8], keepingLastSignInMethod: Bool, audit: AuditContext
     ) async throws(StoreError) -> SignInMethodRemoval {
-        try await run(transaction: true) { connection in
+        let (removal, revoked) = try await run(transaction: true) { connection in
             try self.removeSignInMethod(.credential, id: id, owner: owner, keepingLast: keepingLastSignInMethod, audit: audit, on: connection)
         }
+        audit.report(revoked)
+        return removal
     }
 
     /// Removes the passkey or identity `id` of `owner`, inside the caller's transaction: with `keepingLast`, the
     /// owner's row is locked first (``lockOwner(_:on:)``); then one statement deletes it only if the owner owns it
     /// and, when asked, still has another sign-in method, with its audit event; then the sessions it started are
-    /// revoked (when configured).
+    /// revoked (when configured): their events, for the caller to report once the transaction committed.
     func removeSignInMethod(
         _ kind: SessionStarter, id: [UInt8], owner: [UInt8], keepingLast: Bool, audit: AuditContext, on connection: PGConnection
-    ) throws -> SignInMethodRemoval {
+    ) throws -> (SignInMethodRemoval, [WrittenEvent]) {
         if keepingLast {
             // The guard relies on each statement's fresh snapshot after the lock: READ COMMITTED, whatever the
             // server's default_transaction_isolation says.
             _ = try connection.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
-            guard try Self.lockOwner(owner, on: connection) else { return .unknown }
+            guard try Self.lockOwner(owner, on: connection) else { return (.unknown, []) }
         }
         let (table, event, column) = switch kind {
         case .credential: ("credentials", "credential.deleted", "credential_id")
@@ -94,10 +96,9 @@ extension PostgresPasskeyStore {
                 SELECT (SELECT count(*) FROM target), (SELECT count(*) FROM deleted)
                 """,
             bindings: bindings))
-        guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return .unknown }
-        guard try result.decode(Int64.self, row: 0, column: 1) > 0 else { return .lastSignInMethod }
-        try revokeSessions(startedBy: kind, id: id, audit: audit, on: connection)
-        return .removed
+        guard try result.decode(Int64.self, row: 0, column: 0) > 0 else { return (.unknown, []) }
+        guard try result.decode(Int64.self, row: 0, column: 1) > 0 else { return (.lastSignInMethod, []) }
+        return (.removed, try revokeSessions(startedBy: kind, id: id, audit: audit, on: connection))
     }
 
     /// The passkeys plus provider identities of the user in the CTE `owner`, as an SQL expression.

@@ -69,13 +69,25 @@ extension PostgresPasskeyStore: SessionStore {
 
     /// The `session.revoked` events of the sessions in `source` (a CTE with `id` and `user_id`), one per session in id
     /// order, as an INSERT for a CTE: `reason` an SQL text expression, `audit` the three parameters of the context.
-    static func sessionRevokedEvents(from source: String, reason: String, audit: (String, String, String)) -> String {
+    /// With `returning`, the CTE returns `user_handle` and `session_id` (base64url) of each event
+    /// (``revokedEvents(from:row:reason:)``).
+    static func sessionRevokedEvents(from source: String, reason: String, audit: (String, String, String), returning: Bool = false) -> String {
         """
         INSERT INTO audit_events (event, request_id, actor, user_handle, client_address, details)
         SELECT 'session.revoked', \(audit.0), \(audit.1), u.user_handle, \(audit.2),
                jsonb_build_object('session_id', \(SQLDetails.base64url("r.id")), 'reason', \(reason))
           FROM \(source) r JOIN users u ON u.id = r.user_id ORDER BY r.id
+        \(returning ? "RETURNING user_handle, details ->> 'session_id' AS session_id" : "")
         """
+    }
+
+    /// The `session.revoked` events in the rows of `result` (user handle, session id), as written with `reason`.
+    static func revokedEvents(from result: PGResult, reason: String) throws -> [WrittenEvent] {
+        try (0..<result.rowCount).map { row in
+            WrittenEvent(
+                .sessionRevoked, user: try result.decode([UInt8].self, row: row, column: 0),
+                details: ["session_id": try result.decode(String.self, row: row, column: 1), "reason": reason])
+        }
     }
 
     /// After a statement that deleted the credential or identity `id`, in the same transaction (when the store is
@@ -83,20 +95,25 @@ extension PostgresPasskeyStore: SessionStore {
     /// its own, not a CTE of the deletion: its snapshot is taken after the deletion waited for any sign-in that held
     /// the row (``createSessionStatement`` locks it), so a session committed meanwhile is revoked too. Revokes every
     /// session not yet revoked, expired or not, with the database's clock (the deletions have no `now` of the caller's).
-    func revokeSessions(startedBy starter: SessionStarter, id: [UInt8], audit: AuditContext, on connection: PGConnection) throws {
-        guard revokeSessionsOnDelete else { return }
-        _ = try connection.execute(PGQuery(
+    /// Returns the events written, for the caller to report once the transaction committed.
+    func revokeSessions(
+        startedBy starter: SessionStarter, id: [UInt8], audit: AuditContext, on connection: PGConnection
+    ) throws -> [WrittenEvent] {
+        guard revokeSessionsOnDelete else { return [] }
+        let result = try connection.execute(PGQuery(
             unsafeSQL: """
                 WITH revoked AS (
                     UPDATE sessions SET revoked_at = now(), revoked_reason = '\(starter.reason.rawValue)'
                      WHERE \(starter.column) = $1 AND revoked_at IS NULL
                     RETURNING id, user_id
                 ), audit AS (
-                    \(Self.sessionRevokedEvents(from: "revoked", reason: "'\(starter.reason.rawValue)'", audit: ("$2", "$3", "$4")))
+                    \(Self.sessionRevokedEvents(
+                        from: "revoked", reason: "'\(starter.reason.rawValue)'", audit: ("$2", "$3", "$4"), returning: true))
                 )
-                SELECT count(*) FROM revoked
+                SELECT user_handle, session_id FROM audit
                 """,
             bindings: PGBindings.audited(id, audit)))
+        return try Self.revokedEvents(from: result, reason: starter.reason.rawValue)
     }
 
     /// Runs an `INSERT ... SELECT ... FROM users WHERE user_handle = ...`: whether it inserted the row. A user deleted
@@ -156,8 +173,9 @@ extension PostgresPasskeyStore: SessionStore {
     /// After a refresh that rotated nothing ($1 presented hash, $2 now, $3-$5 the audit context), in a statement of
     /// its own so its snapshot includes a concurrent rotation that just committed: a retired token revokes its
     /// session with its `session.revoked` event (unless revoked already: then no event, and the row is returned as
-    /// this statement's snapshot has it), first column true; the current token of an inactive session returns it
-    /// unchanged, first column false; no row: unknown.
+    /// this statement's snapshot has it), first column true, the second the event's session id if this statement
+    /// revoked it; the current token of an inactive session returns it unchanged, first column false, second null; no
+    /// row: unknown.
     static let presentedAgainStatement = PGPreparedStatement(
         name: "passkeyd_session_presented_again",
         sql: """
@@ -168,15 +186,16 @@ extension PostgresPasskeyStore: SessionStore {
                  WHERE id IN (SELECT session_id FROM retired) AND revoked_at IS NULL
                 RETURNING *
             ), audit AS (
-                \(sessionRevokedEvents(from: "newly", reason: "'\(SessionRevocationReason.refreshTokenReused.rawValue)'", audit: ("$3", "$4", "$5")))
+                \(sessionRevokedEvents(
+                    from: "newly", reason: "'\(SessionRevocationReason.refreshTokenReused.rawValue)'", audit: ("$3", "$4", "$5"), returning: true))
             ), reused AS (
                 SELECT * FROM newly
                 UNION ALL
                 SELECT * FROM sessions WHERE id IN (SELECT session_id FROM retired) AND NOT EXISTS (SELECT 1 FROM newly)
             )
-            \(selectSessions("true, ", from: "reused"))
+            \(selectSessions("true, (SELECT session_id FROM audit), ", from: "reused"))
             UNION ALL
-            \(selectSessions("false, ", from: "sessions")) WHERE s.refresh_hash = $1 AND NOT EXISTS (SELECT 1 FROM retired)
+            \(selectSessions("false, NULL::text, ", from: "sessions")) WHERE s.refresh_hash = $1 AND NOT EXISTS (SELECT 1 FROM retired)
             """,
         parameterTypes: [.bytea, .timestamptz, .text, .text, .text])
 
@@ -188,18 +207,26 @@ extension PostgresPasskeyStore: SessionStore {
         bindings.append(replacement)
         bindings.append(now)
         bindings.append(now.addingTimeInterval(idleLifetime))
-        return try await run { [bindings] connection in
+        let (rotation, revoked) = try await run { [bindings] connection -> (RefreshRotation, WrittenEvent?) in
             let rotated = try connection.executePrepared(Self.rotateStatement, bindings)
-            if rotated.rowCount == 1 { return .rotated(try Self.session(from: rotated, row: 0)) }
+            if rotated.rowCount == 1 { return (.rotated(try Self.session(from: rotated, row: 0)), nil) }
             var again = PGBindings()
             again.append(presented)
             again.append(now)
             again.append(contentsOf: audit)
             let found = try connection.executePrepared(Self.presentedAgainStatement, again)
-            guard found.rowCount == 1 else { return .unknown }
-            let session = try Self.session(from: found, row: 0, offset: 1)
-            return try found.decode(Bool.self, row: 0, column: 0) ? .reused(session) : .inactive(session)
+            guard found.rowCount == 1 else { return (.unknown, nil) }
+            let session = try Self.session(from: found, row: 0, offset: 2)
+            guard try found.decode(Bool.self, row: 0, column: 0) else { return (.inactive(session), nil) }
+            let revoked = try found.decode(String?.self, row: 0, column: 1).map { id in
+                WrittenEvent(
+                    .sessionRevoked, user: session.userHandle,
+                    details: ["session_id": id, "reason": SessionRevocationReason.refreshTokenReused.rawValue])
+            }
+            return (.reused(session), revoked)
         }
+        audit.report(revoked)
+        return rotation
     }
 
     static let sessionByID = PGPreparedStatement(

@@ -122,7 +122,7 @@ struct AuditTrailTests {
         // The same events as log lines.
         let lines = logs.all.filter { $0.message == "audit" }.map { $0.metadata["event"] ?? "?" }
         #expect(lines == ["user.created", "credential.registered", "credential.registered", "credential.renamed", "credential.deleted",
-                          "user.created", "credential.registered", "user.deleted"])
+                          "user.created", "credential.registered", "credential.deleted", "user.deleted"])
 
         // Append-only: the table refuses updates, deletes and truncation.
         for statement in ["UPDATE audit_events SET actor = 'x'", "DELETE FROM audit_events", "TRUNCATE audit_events"] {

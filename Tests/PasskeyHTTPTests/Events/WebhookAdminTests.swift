@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PasskeyStore
+import Prometheus
 import Testing
 import WebAuthnModel
 import WebAuthnTestSupport
@@ -108,9 +109,10 @@ struct WebhookAdminTests {
         }
     }
 
-    @Test("the audit listing shows each event's details")
+    @Test("the audit listing shows each event's details; passkeyd_events_written_total counts each, consequences included")
     func auditDetails() async throws {
-        let harness = try await Self.harness()
+        let registry = PrometheusCollectorRegistry()
+        let harness = try await Harness(adminKeys: [Self.key], metricsFactory: PrometheusMetricsFactory(registry: registry))
         try await harness.app.test(.router) { client in
             let (_, credential) = try await Flow.register(client, name: "alice")
             let created = try await harness.store.createSession(NewSession(
@@ -127,6 +129,11 @@ struct WebhookAdminTests {
             let revoked = try #require(events.first { $0["event"] as? String == "session.revoked" })
             #expect(revoked["details"] as? [String: String] == ["session_id": Base64URL.encode(Array(repeating: 7, count: 16)), "reason": "user_deleted"])
             #expect(events.filter { $0["event"] as? String != "session.revoked" }.allSatisfy { $0["details"] as? [String: String] == [:] })
+        }
+        // Every row of the trail counted once, the deletion's credential and session included (the store reported them).
+        let metrics = registry.emitToString()
+        for event in ["user.created", "credential.registered", "credential.deleted", "session.revoked", "user.deleted"] {
+            #expect(metrics.contains(#"passkeyd_events_written_total{type="\#(event)"} 1"#), "\(event)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import PasskeyApp
 import Foundation
+import CoreMetrics
 import Hummingbird
 import HummingbirdTesting
 import LibPQ
@@ -30,13 +31,17 @@ struct Harness {
     let passkeyd: PasskeydApplication
     var app: Application<RouterResponder<PasskeyRequestContext>> { passkeyd.http }
 
-    init(apiKeys: [String] = [], adminKeys: [String] = [], environment: [String: String] = [:]) async throws {
+    init(
+        apiKeys: [String] = [], adminKeys: [String] = [], environment: [String: String] = [:],
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
+    ) async throws {
         let clock = self.clock
         store = InMemoryPasskeyStore(now: { clock.now })
         var environment = environment
         if !apiKeys.isEmpty { environment["PASSKEYD_API_KEYS"] = apiKeys.joined(separator: ",") }
         if !adminKeys.isEmpty { environment["PASSKEYD_ADMIN_KEYS"] = adminKeys.joined(separator: ",") }
-        passkeyd = try await TestPasskeyd.build(try TestPasskeyd.settings(environment), store: store, now: { clock.now })
+        passkeyd = try await TestPasskeyd.build(
+            try TestPasskeyd.settings(environment), store: store, now: { clock.now }, metricsFactory: metricsFactory)
     }
 }
 
