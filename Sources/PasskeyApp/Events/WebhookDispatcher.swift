@@ -215,7 +215,7 @@ public struct WebhookDispatcher: Service, CustomStringConvertible {
     }
 
     /// The record of an attempt's result: 2xx delivered; 410 failed; anything else retried on the schedule, or
-    /// failed once the retry window has passed.
+    /// failed once the retry window has passed since the delivery became pending (its event, or a redelivery).
     func outcome(of result: WebhookTransportResult, for delivery: WebhookDelivery) -> WebhookAttemptOutcome {
         let status: Int?
         let error: String
@@ -236,7 +236,7 @@ public struct WebhookDispatcher: Service, CustomStringConvertible {
         }
         let attempts = delivery.attempts + 1
         let at = now()
-        guard let next = policy.retry.nextAttempt(attempts: attempts, since: delivery.event.occurredAt, now: at, retryAfter: retryAfter, random: random)
+        guard let next = policy.retry.nextAttempt(attempts: attempts, since: delivery.pendingSince, now: at, retryAfter: retryAfter, random: random)
         else {
             return .failed(statusCode: status, error: "\(error); gave up after \(attempts) attempts")
         }

@@ -15,7 +15,7 @@ extension ConfigVariable {
         "the longest one delivery attempt may take (connect, send, answer); a slower one is retried")
     public static let webhooksRetryWindow = ConfigVariable(
         "PASSKEYD_WEBHOOKS_RETRY_WINDOW", .events, .integer(86_400...2_592_000, .seconds), default: .value("86400"),
-        "how long after its event a delivery is retried (5 s, 25 s, 2 min … then hourly, with jitter) before it is marked failed")
+        "how long after its event (or its redelivery) a delivery is retried (5 s, 25 s, 2 min … then hourly, with jitter) before it is marked failed")
     public static let webhooksConcurrency = ConfigVariable(
         "PASSKEYD_WEBHOOKS_CONCURRENCY", .events, .integer(1...64), default: .value("8"),
         "deliveries in flight at once per instance (each for a different endpoint and user)")

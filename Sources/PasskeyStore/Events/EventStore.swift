@@ -66,10 +66,13 @@ public struct WebhookDelivery: Sendable, Hashable {
     /// Why the last attempt failed (never a secret, at most 500 characters).
     public let lastError: String?
     public let deliveredAt: Date?
+    /// When the delivery last became pending: its creation, or the redelivery that made a delivered or failed one
+    /// pending again. The retry window counts from here.
+    public let pendingSince: Date
 
     public init(
         id: Int64, endpointID: String, event: AuditEvent, status: WebhookDeliveryStatus, attempts: Int, nextAttemptAt: Date?,
-        lastAttemptAt: Date?, lastStatusCode: Int?, lastError: String?, deliveredAt: Date?
+        lastAttemptAt: Date?, lastStatusCode: Int?, lastError: String?, deliveredAt: Date?, pendingSince: Date? = nil
     ) {
         self.id = id
         self.endpointID = endpointID
@@ -81,6 +84,7 @@ public struct WebhookDelivery: Sendable, Hashable {
         self.lastStatusCode = lastStatusCode
         self.lastError = lastError
         self.deliveredAt = deliveredAt
+        self.pendingSince = pendingSince ?? event.occurredAt
     }
 }
 
@@ -113,7 +117,7 @@ public struct WebhookDeliveryQuery: Sendable, Hashable {
 public struct OutboxStats: Sendable, Hashable {
     /// Pending deliveries of endpoints that are neither paused nor removed.
     public let pending: Int
-    /// When the oldest of those was written (nil: none pending).
+    /// When the oldest of those became pending (``WebhookDelivery/pendingSince``; nil: none pending).
     public let oldestPendingSince: Date?
 
     public init(pending: Int, oldestPendingSince: Date?) {

@@ -3,18 +3,18 @@ public import Foundation
 /// A delivery as the in-memory store keeps it: the listed value's fields plus the lease.
 struct DeliveryRecord: Sendable {
     var delivery: WebhookDelivery
-    var createdAt: Date
     var leaseOwner: String?
     var leaseUntil: Date?
 
     func with(
         status: WebhookDeliveryStatus, attempts: Int? = nil, nextAttemptAt: Date?, lastAttemptAt: Date?? = nil, lastStatusCode: Int?? = nil,
-        lastError: String?? = nil, deliveredAt: Date?
+        lastError: String?? = nil, deliveredAt: Date?, pendingSince: Date? = nil
     ) -> WebhookDelivery {
         WebhookDelivery(
             id: delivery.id, endpointID: delivery.endpointID, event: delivery.event, status: status, attempts: attempts ?? delivery.attempts,
             nextAttemptAt: nextAttemptAt, lastAttemptAt: lastAttemptAt ?? delivery.lastAttemptAt,
-            lastStatusCode: lastStatusCode ?? delivery.lastStatusCode, lastError: lastError ?? delivery.lastError, deliveredAt: deliveredAt)
+            lastStatusCode: lastStatusCode ?? delivery.lastStatusCode, lastError: lastError ?? delivery.lastError, deliveredAt: deliveredAt,
+            pendingSince: pendingSince ?? delivery.pendingSince)
     }
 }
 
@@ -28,8 +28,7 @@ extension InMemoryPasskeyStore: EventStore {
             deliveryRecords[id] = DeliveryRecord(
                 delivery: WebhookDelivery(
                     id: id, endpointID: endpoint.id, event: event, status: .pending, attempts: 0, nextAttemptAt: event.occurredAt,
-                    lastAttemptAt: nil, lastStatusCode: nil, lastError: nil, deliveredAt: nil),
-                createdAt: event.occurredAt)
+                    lastAttemptAt: nil, lastStatusCode: nil, lastError: nil, deliveredAt: nil, pendingSince: event.occurredAt))
         }
     }
 
@@ -100,7 +99,7 @@ extension InMemoryPasskeyStore: EventStore {
                 status: .failed, attempts: record.delivery.attempts + 1, nextAttemptAt: nil, lastAttemptAt: current,
                 lastStatusCode: .some(code), lastError: .some(String(error.prefix(500))), deliveredAt: nil)
         }
-        deliveryRecords[id] = DeliveryRecord(delivery: updated, createdAt: record.createdAt, leaseOwner: nil, leaseUntil: nil)
+        deliveryRecords[id] = DeliveryRecord(delivery: updated, leaseOwner: nil, leaseUntil: nil)
         return true
     }
 
@@ -114,8 +113,10 @@ extension InMemoryPasskeyStore: EventStore {
     public func redeliver(delivery id: Int64) -> Bool {
         guard let record = deliveryRecords[id] else { return false }
         let current = now()
-        let due = record.delivery.status == .pending ? min(record.delivery.nextAttemptAt ?? current, current) : current
-        deliveryRecords[id]?.delivery = record.with(status: .pending, nextAttemptAt: due, deliveredAt: nil)
+        let pending = record.delivery.status == .pending
+        let due = pending ? min(record.delivery.nextAttemptAt ?? current, current) : current
+        deliveryRecords[id]?.delivery = record.with(
+            status: .pending, nextAttemptAt: due, deliveredAt: nil, pendingSince: pending ? record.delivery.pendingSince : current)
         return true
     }
 
@@ -124,7 +125,7 @@ extension InMemoryPasskeyStore: EventStore {
             guard record.delivery.status == .pending, let endpoint = webhookEndpointRecords[record.delivery.endpointID] else { return false }
             return !endpoint.paused && !endpoint.removed
         }
-        return OutboxStats(pending: pending.count, oldestPendingSince: pending.map(\.createdAt).min())
+        return OutboxStats(pending: pending.count, oldestPendingSince: pending.map(\.delivery.pendingSince).min())
     }
 }
 

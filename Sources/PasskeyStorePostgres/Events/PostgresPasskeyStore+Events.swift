@@ -25,20 +25,21 @@ extension PostgresPasskeyStore: EventStore {
     /// Delivery columns of `d` (webhook_deliveries) followed by the event's (``auditColumns`` of `e`).
     static let deliveryColumns = """
         d.id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, \
-        d.delivered_at, \(auditColumns)
+        d.delivered_at, d.pending_since, \(auditColumns)
         """
 
     static func delivery(from result: PGResult, row: Int) throws -> WebhookDelivery {
         WebhookDelivery(
             id: try result.decode(Int64.self, row: row, column: 0), endpointID: try result.decode(String.self, row: row, column: 1),
-            event: try auditEvent(from: result, row: row, offset: 9),
+            event: try auditEvent(from: result, row: row, offset: 10),
             status: try known(try result.decode(String.self, row: row, column: 2)),
             attempts: Int(try result.decode(Int32.self, row: row, column: 3)),
             nextAttemptAt: try result.decode(Date?.self, row: row, column: 4),
             lastAttemptAt: try result.decode(Date?.self, row: row, column: 5),
             lastStatusCode: try result.decode(Int32?.self, row: row, column: 6).map(Int.init),
             lastError: try result.decode(String?.self, row: row, column: 7),
-            deliveredAt: try result.decode(Date?.self, row: row, column: 8))
+            deliveredAt: try result.decode(Date?.self, row: row, column: 8),
+            pendingSince: try result.decode(Date.self, row: row, column: 9))
     }
 
     // MARK: endpoints
@@ -60,6 +61,16 @@ extension PostgresPasskeyStore: EventStore {
         sql: "UPDATE webhook_endpoints SET removed = true, updated_at = now() WHERE NOT removed AND NOT (id = ANY ($1))",
         parameterTypes: [.textArray])
 
+    /// Whether the fan-out trigger is enabled, and whether this role may change that (it owns `audit_events`).
+    static let fanOutTriggerState = """
+        SELECT t.tgenabled <> 'D', pg_has_role(c.relowner, 'MEMBER')
+          FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+         WHERE t.tgrelid = 'audit_events'::regclass AND t.tgname = 'audit_events_fan_out'
+        """
+
+    /// Also enables the fan-out trigger when an endpoint remains, and disables it when none does (it costs every
+    /// statement that writes events, `Migrations/0016_webhook_pending_since.sql`), in the same transaction; only
+    /// when that changes its state, and only as the table's owner (otherwise it stays as it is: correct, slower).
     public func syncWebhookEndpoints(_ endpoints: [WebhookEndpointConfig]) async throws(StoreError) {
         try await run(transaction: true) { connection in
             for endpoint in endpoints {
@@ -70,6 +81,20 @@ extension PostgresPasskeyStore: EventStore {
                 _ = try connection.executePrepared(Self.upsertEndpoint, bindings)
             }
             _ = try connection.executePrepared(Self.removeOtherEndpoints, [endpoints.map(\.id)])
+            let state = try connection.execute(PGQuery(unsafeSQL: Self.fanOutTriggerState))
+            guard state.rowCount == 1 else { return }
+            let enabled = try state.decode(Bool.self, row: 0, column: 0), owner = try state.decode(Bool.self, row: 0, column: 1)
+            if owner, enabled == endpoints.isEmpty {
+                let change = endpoints.isEmpty ? "DISABLE" : "ENABLE"
+                _ = try connection.execute(PGQuery(unsafeSQL: "ALTER TABLE audit_events \(change) TRIGGER audit_events_fan_out"))
+            }
+        }
+    }
+
+    /// Whether the fan-out trigger is enabled (tests, diagnostics).
+    public func webhookFanOutEnabled() async throws(StoreError) -> Bool {
+        try await run { connection in
+            try connection.execute(PGQuery(unsafeSQL: Self.fanOutTriggerState)).decode(Bool.self, row: 0, column: 0)
         }
     }
 
@@ -189,6 +214,7 @@ extension PostgresPasskeyStore: EventStore {
                 unsafeSQL: """
                     UPDATE webhook_deliveries
                        SET next_attempt_at = CASE WHEN status = 'pending' THEN LEAST(next_attempt_at, now()) ELSE now() END,
+                           pending_since = CASE WHEN status = 'pending' THEN pending_since ELSE now() END,
                            status = 'pending', delivered_at = NULL
                      WHERE id = $1
                     """,
@@ -200,7 +226,7 @@ extension PostgresPasskeyStore: EventStore {
     public func outboxStats() async throws(StoreError) -> OutboxStats {
         try await run { connection in
             let result = try connection.execute(PGQuery(unsafeSQL: """
-                SELECT count(*), min(d.created_at) FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                SELECT count(*), min(d.pending_since) FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
                  WHERE d.status = 'pending' AND NOT w.paused AND NOT w.removed
                 """))
             return OutboxStats(

@@ -70,6 +70,64 @@ struct EventWritesTests {
         #expect(trail == [.userCreated, .sessionRevoked, .sessionRevoked, .userDeleted])
     }
 
+    /// What a change caused beyond the event it was asked for is reported through ``AuditConsequences`` (the HTTP
+    /// layer logs and counts it: `passkeyd_events_written_total`): exactly the rows written, in order; nothing for a
+    /// change that wrote nothing.
+    @Test(arguments: StoreUnderTest.all)
+    func theConsequencesOfAChangeAreReported(_ subject: StoreUnderTest) async throws {
+        let store = try await Self.store(subject)
+        let report = AuditConsequences()
+        var context = Self.context
+        context.consequences = report
+        let session = { (byte: UInt8, user: [UInt8], credential: [UInt8]?) in
+            Sessions.newSession(byte, user: user, refresh: byte, idle: 86_400 * 3_650, absolute: 86_400 * 3_650, credential: credential)
+        }
+        let (alice, passkey) = try await store.register(
+            try Registrations.make(handle: Registrations.handle(1), name: "alice"), nickname: nil, intent: .newUser, audit: context)
+        for byte in UInt8(1)...3 { #expect(try await store.createSession(session(byte, alice.handle, byte == 1 ? passkey.id : nil))) }
+        #expect(report.take().isEmpty, "a registration's events are the ones asked for")
+        // A replayed refresh token: its revocation once, nothing when presented again.
+        _ = try await store.rotateRefreshToken(presented: Sessions.hash(2), replacement: Sessions.hash(22), now: Sessions.at(1), idleLifetime: 600, audit: context)
+        for _ in 0..<2 {
+            _ = try await store.rotateRefreshToken(presented: Sessions.hash(2), replacement: Sessions.hash(23), now: Sessions.at(2), idleLifetime: 600, audit: context)
+        }
+        let reused = report.take()
+        #expect(reused.map(\.kind) == [.sessionRevoked] && reused.first?.details["reason"] == "refresh_token_reused")
+        // Asked for: an admin revocation is not a consequence.
+        #expect(try await store.revokeSession(id: Sessions.id(3), ofUser: nil, reason: .admin, now: Sessions.at(3), audit: context))
+        #expect(report.take().isEmpty)
+        // A deletion: the sessions its passkey started.
+        #expect(try await store.deleteCredential(id: passkey.id, audit: context))
+        #expect(!(try await store.deleteCredential(id: passkey.id, audit: context)))
+        let deleted = report.take()
+        #expect(deleted.map(\.kind) == [.sessionRevoked] && deleted.first?.details["reason"] == "credential_deleted")
+        // An entitlement change; the same transaction again changes nothing.
+        typealias AppStore = AppStoreStoreConformanceTests
+        let far = Int64(Date().timeIntervalSince1970 * 1_000) + 86_400_000
+        _ = try await store.saveTransaction(AppStore.transaction("1", original: "1", signed: 100, expires: far), forUser: alice.handle, audit: context)
+        _ = try await store.saveTransaction(AppStore.transaction("1", original: "1", signed: 100, expires: far), forUser: alice.handle, audit: context)
+        let refund = AppStore.notification("n-1", transaction: AppStore.transaction("2", original: "1", signed: 300, expires: far, revocation: 250))
+        _ = try await store.applyNotification(refund, audit: context)
+        _ = try await store.applyNotification(refund, audit: context)
+        let changes = report.take()
+        #expect(changes.map { $0.details["change"] } == ["purchase", "refund"] && changes.allSatisfy { $0.kind == .appStoreEntitlementChanged })
+        // A user deletion: every event it wrote, user.deleted last.
+        let (bob, bobKey) = try await store.register(
+            try Registrations.make(handle: Registrations.handle(2), name: "bob"), nickname: nil, intent: .newUser, audit: context)
+        #expect(try await store.createSession(session(7, bob.handle, nil)))
+        #expect(try await store.deleteUser(handle: bob.handle, audit: context))
+        #expect(!(try await store.deleteUser(handle: bob.handle, audit: context)))
+        let gone = report.take()
+        #expect(gone.map(\.kind) == [.credentialDeleted, .sessionRevoked, .userDeleted])
+        #expect(gone.first?.credentialID == bobKey.id && gone.allSatisfy { $0.userHandle == bob.handle })
+
+        // Each report is the row the store wrote.
+        let written = try await store.auditEvents(AuditQuery(limit: 1000)).map {
+            WrittenEvent($0.kind, user: $0.userHandle, credential: $0.credentialID, identity: $0.identityID, details: $0.details)
+        }
+        for reported in reused + deleted + changes + gone { #expect(written.contains(reported), "\(reported)") }
+    }
+
     @Test(arguments: StoreUnderTest.all)
     func entitlementChangesOfAKnownUser(_ subject: StoreUnderTest) async throws {
         let store = try await Self.store(subject)
@@ -114,6 +172,31 @@ struct EventWritesTests {
         #expect(events.map { $0.details } == [["key_id": Self.b64(key.keyID)], ["key_id": Self.b64(AppAttestStoreConformanceTests.key(3).keyID)]])
         #expect(events.map(\.userHandle) == [user, nil])
         #expect(events.allSatisfy { $0.context == Self.context })
+    }
+
+    /// The fan-out trigger costs every statement that writes events, so it is enabled exactly while an endpoint is
+    /// configured: off after the migrations (no endpoint), on with the first endpoint synced, off again when the
+    /// endpoints go; events written meanwhile get deliveries only while it is on.
+    @Test(.enabled(if: TestDatabase.url != nil))
+    func theFanOutTriggerRunsOnlyWhileAnEndpointIsConfigured() async throws {
+        let schema = try await TestSchema.create(baseURL: try #require(TestDatabase.url))
+        let pool = PGPool(url: schema.url, size: 2, threadPool: .singleton)
+        defer { Task { await pool.shutdown(); await schema.drop() } }
+        let store = PostgresPasskeyStore(pool: pool)
+        #expect(try await !store.webhookFanOutEnabled(), "migrated with no endpoint")
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(1), name: "a"), nickname: nil, intent: .newUser, audit: .system)
+        try await store.syncWebhookEndpoints([])
+        #expect(try await !store.webhookFanOutEnabled())
+        try await store.syncWebhookEndpoints([EventStoreConformanceTests.endpoint("all")])
+        #expect(try await store.webhookFanOutEnabled())
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(2), name: "b"), nickname: nil, intent: .newUser, audit: .system)
+        try await store.syncWebhookEndpoints([EventStoreConformanceTests.endpoint("all"), EventStoreConformanceTests.endpoint("more")])
+        #expect(try await store.webhookFanOutEnabled())
+        try await store.syncWebhookEndpoints([])
+        #expect(try await !store.webhookFanOutEnabled())
+        _ = try await store.register(try Registrations.make(handle: Registrations.handle(3), name: "c"), nickname: nil, intent: .newUser, audit: .system)
+        #expect(try await schema.count("audit_events") == 6)
+        #expect(try await schema.count("webhook_deliveries") == 2, "only b's two events, written while the endpoint was configured")
     }
 
     /// A registration whose transaction fails after the credential's insert (a trigger installed in this test's

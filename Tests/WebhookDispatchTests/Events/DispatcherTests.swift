@@ -169,7 +169,7 @@ struct DispatcherTests {
         #expect(owners == ["one", "two"])
     }
 
-    @Test("outcomes: 410 fails at once, 4xx is retried on the schedule, the window's end fails, Retry-After is honoured")
+    @Test("outcomes: 410 fails at once, 4xx is retried on the schedule, the window's end fails, Retry-After is honoured; a redelivery's window starts at the redelivery")
     func outcomes() async throws {
         let clock = TestClock(Self.start)
         let store = FakeEventStore(clock: clock)
@@ -188,6 +188,19 @@ struct DispatcherTests {
             return
         }
         #expect(reason.contains("connection refused"))
+        // The same day-old event redelivered now: a window of its own, so a failed attempt is retried.
+        let redelivered = WebhookDelivery(
+            id: 1, endpointID: "app", event: Self.event(1), status: .pending, attempts: 7, nextAttemptAt: nil, lastAttemptAt: nil,
+            lastStatusCode: nil, lastError: nil, deliveredAt: nil, pendingSince: clock.now)
+        guard case .retry = dispatcher.outcome(of: .noAnswer("connection refused"), for: redelivered) else {
+            Issue.record("a redelivery failed after one attempt")
+            return
+        }
+        clock.advance(86_400)
+        guard case .failed = dispatcher.outcome(of: .noAnswer("connection refused"), for: redelivered) else {
+            Issue.record("not failed after the redelivery's window")
+            return
+        }
     }
 
     @Test("a receiver that hangs: the attempt ends at the timeout, is retried, and the next round is not held up")
