@@ -124,6 +124,68 @@ extension PGArrayElement where Self: PGEncodable & PGDecodable {
     }
 }
 
+/// An array with NULL elements: `[T?]` binds as `T`'s array type, `nil` elements as SQL NULL (for the columns of a
+/// batch `unnest`, where some rows have no value).
+extension Optional: PGArrayElement where Wrapped: PGArrayElement & PGEncodable & PGDecodable {
+    public static var pgArrayType: PGType { Wrapped.pgArrayType }
+
+    /// `array_send` with the has-null flag set when an element is nil, and -1 as the length of each nil element.
+    public static func encodeArray(_ elements: [Wrapped?], into buffer: inout [UInt8]) throws(PGError) {
+        guard let count = Int32(exactly: elements.count) else {
+            throw PGError(code: .invalidValue, message: "array has too many elements")
+        }
+        buffer.appendBigEndian(Int32(elements.isEmpty ? 0 : 1))  // ndim
+        buffer.appendBigEndian(Int32(elements.contains { $0 == nil } ? 1 : 0))  // flags: has NULL elements
+        buffer.appendBigEndian(Wrapped.pgType.rawValue)  // element type
+        if !elements.isEmpty {
+            buffer.appendBigEndian(count)
+            buffer.appendBigEndian(Int32(1))
+        }
+        for element in elements {
+            guard let element else {
+                buffer.appendBigEndian(Int32(-1))
+                continue
+            }
+            try buffer.appendLengthPrefixed { (body: inout [UInt8]) throws(PGError) in
+                try element.encode(into: &body)
+            }
+        }
+    }
+
+    /// `array_recv` of a one-dimensional array whose NULL elements become nil.
+    public static func decodeArray(pgBinary bytes: ArraySlice<UInt8>, type: PGType) throws(PGError) -> [Wrapped?] {
+        var reader = PGBinaryReader(bytes)
+        let dimensions = try reader.read(Int32.self)
+        _ = try reader.read(Int32.self)  // flags
+        let elementType = PGType(rawValue: try reader.read(UInt32.self))
+        guard Wrapped.canDecode(elementType) else {
+            throw PGError(code: .typeMismatch, message: "array of \(elementType) cannot be decoded as [\(Wrapped.self)?]")
+        }
+        if dimensions == 0 {
+            try reader.expectEnd()
+            return []
+        }
+        guard dimensions == 1 else {
+            throw PGError(code: .typeMismatch, message: "\(dimensions)-dimensional array cannot be decoded as [\(Wrapped.self)?]")
+        }
+        let count = try reader.read(Int32.self)
+        _ = try reader.read(Int32.self)  // lower bound
+        guard count >= 0 else { throw PGError(code: .protocolViolation, message: "negative array length") }
+        var elements: [Wrapped?] = []
+        elements.reserveCapacity(min(Int(count), reader.remaining / 4))
+        for _ in 0..<count {
+            let length = try reader.read(Int32.self)
+            if length == -1 {
+                elements.append(nil)
+                continue
+            }
+            elements.append(try Wrapped(pgBinary: try reader.readBytes(count: Int(length)), type: elementType))
+        }
+        try reader.expectEnd()
+        return elements
+    }
+}
+
 extension Array: PGEncodable where Element: PGArrayElement {
     /// The element's ``PGArrayElement/pgArrayType``.
     public static var pgType: PGType { Element.pgArrayType }

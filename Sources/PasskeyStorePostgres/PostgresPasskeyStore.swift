@@ -23,6 +23,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     let approximateCeremonies = Atomic<Int>(0)
     /// Authentication finishes in batches (``AuthenticationFinishBatcher``); nil: one finish per lease.
     let finishBatcher: AuthenticationFinishBatcher?
+    /// Verified stateless registrations written in batches (``RegistrationFinishBatcher``); nil: one statement each.
+    let registrationBatcher: RegistrationFinishBatcher?
     /// Uncapped begins' ceremonies inserted in batches (``insertCeremoniesBatch``); nil: one insert per begin.
     let ceremonyBatcher: BatchLanes<PendingCeremony, Void>?
     /// Each store call in a child span of the request's (``traced(_:batched:_:)``); off: no span is built.
@@ -40,7 +42,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ///   - batchLanes: with N > 0, concurrent authentication finishes run in batches on at most N connections at a
     ///     time (``AuthenticationFinishBatcher``: one read statement and one write statement per batch), and so do
     ///     the inserts of begins that no cap has to count (discoverable sign-ins, while the table is below 80% of its
-    ///     cap), on N more; 0 runs each on its own lease.
+    ///     cap), on N more, and the verified registrations of sealed challenges (``RegistrationFinishBatcher``: one
+    ///     statement and one commit per batch), on N more; 0 runs each on its own lease.
     ///   - tracing: each store call in a span (the executable's choice: on when traces are exported).
     public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, batchLanes: Int = 0, tracing: Bool = false) {
         self.tracing = tracing
@@ -49,6 +52,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         self.revokeSessionsOnDelete = revokeSessionsOnDelete
         finishBatcher = batchLanes > 0 ? AuthenticationFinishBatcher(pool: pool, lanes: batchLanes) : nil
         ceremonyBatcher = batchLanes > 0 ? BatchLanes(pool: pool, lanes: batchLanes, run: Self.insertCeremonies) : nil
+        registrationBatcher = batchLanes > 0 ? RegistrationFinishBatcher(pool: pool, lanes: batchLanes) : nil
     }
 
     /// Where the save statement starts counting the whole table: 80 % of the anonymous cap.

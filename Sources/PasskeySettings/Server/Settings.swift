@@ -24,8 +24,9 @@ public struct Settings: Sendable {
     /// `PASSKEYD_DATABASE_READ_POOL_SIZE`: connections to the standby.
     public var readPoolSize: Int
     /// `PASSKEYD_DB_BATCH_LANES`: concurrent authentication finishes run in batches on at most this many pooled
-    /// connections at a time (one read and one write statement per batch), and uncapped begins' inserts on as many
-    /// more; 0 = each on its own connection lease. Default: one per two cores, at most half the pool.
+    /// connections at a time (one read and one write statement per batch), and uncapped begins' inserts and verified
+    /// registrations of sealed challenges (one statement per batch) on as many more each; 0 = each on its own
+    /// connection lease. Default: one per two cores, at most half the pool.
     public var batchLanes: Int
     /// `PASSKEYD_DB_GENERIC_PLANS`: `plan_cache_mode = force_generic_plan` on every connection (off by default: a
     /// generic plan made while a table was nearly empty can stay a sequential scan until the next ANALYZE).

@@ -50,32 +50,54 @@ extension PostgresPasskeyStore {
         verify: @escaping @Sendable () -> (outcome: Outcome, registration: VerifiedRegistration?)
     ) async throws(StoreError) -> (outcome: Outcome, stored: (user: StoredUser, credential: StoredCredential)?) {
         // No read: a replay verifies, then its write finds the fingerprint recorded and writes nothing. One statement,
-        // one round trip, one commit.
+        // one round trip, one commit; with batch lanes, one statement and one commit for every registration that
+        // finished meanwhile (``RegistrationFinishBatcher``).
         let (outcome, registration) = verify()
+        if let registration, let registrationBatcher {
+            do {
+                let stored = try await traced(#function, batched: true) {
+                    try await registrationBatcher.register(RegistrationFinishBatcher.Request(
+                        registration: registration, nickname: nickname, intent: intent, audit: audit, consumed: consumed))
+                }
+                return (outcome, stored)
+            } catch {
+                throw Self.storeError(error)
+            }
+        }
         return try await run { connection in
             guard let registration else {
                 _ = try connection.executePrepared(Self.recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
                 return (outcome, nil)
             }
-            var parameters = Self.registerParameters(registration, nickname: nickname, intent: intent, audit: audit)
-            parameters.append(consumed.bytes)
-            parameters.append(consumed.expiresAt)
-            let result: PGResult
-            do {
-                result = try connection.executePrepared(Self.recordAndRegisterStatement, parameters)
-            } catch {
-                // Nothing was written, the record included: record it on its own (single use whatever the outcome),
-                // then report the error (duplicate credential, name taken meanwhile, …).
-                _ = try? connection.executePrepared(Self.recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
-                throw error
-            }
-            guard try result.decode(Int64.self, row: 0, column: 0) == 1 else {
-                throw StoreError(.ceremonyTaken, "the challenge was used by a concurrent finish")
-            }
-            guard let credential = try Self.credential(from: result, row: 0, offset: 5) else {
-                throw StoreError(.userUnknown, "no user with this handle")
-            }
-            return (outcome, (try Self.user(from: result, row: 0, offset: 1), credential))
+            return (outcome, try Self.recordAndRegister(
+                registration, nickname: nickname, intent: intent, audit: audit, consumed: consumed, on: connection))
         }
+    }
+
+    /// One verified registration of a sealed challenge, alone: records the fingerprint and stores user and
+    /// credential in one statement (``recordAndRegisterStatement``). If the statement fails, nothing was written, the
+    /// record included: the fingerprint is then recorded on its own (single use whatever the outcome) and the
+    /// error reported (duplicate credential, name taken meanwhile, …).
+    static func recordAndRegister(
+        _ registration: VerifiedRegistration, nickname: String?, intent: RegistrationIntent, audit: AuditContext,
+        consumed: ConsumedFingerprint, on connection: PGConnection
+    ) throws -> (user: StoredUser, credential: StoredCredential) {
+        var parameters = registerParameters(registration, nickname: nickname, intent: intent, audit: audit)
+        parameters.append(consumed.bytes)
+        parameters.append(consumed.expiresAt)
+        let result: PGResult
+        do {
+            result = try connection.executePrepared(recordAndRegisterStatement, parameters)
+        } catch {
+            _ = try? connection.executePrepared(recordConsumedOnly, [consumed.bytes, consumed.expiresAt])
+            throw error
+        }
+        guard try result.decode(Int64.self, row: 0, column: 0) == 1 else {
+            throw StoreError(.ceremonyTaken, "the challenge was used by a concurrent finish")
+        }
+        guard let credential = try credential(from: result, row: 0, offset: 5) else {
+            throw StoreError(.userUnknown, "no user with this handle")
+        }
+        return (try user(from: result, row: 0, offset: 1), credential)
     }
 }
