@@ -278,6 +278,17 @@ struct LibPQIntegrationTests {
         #expect(try count.decode(Int32.self, row: 0, column: 0) == 3)
     }
 
+    /// `[T?]`: NULL elements, as the batch statements' `unnest` columns bind them; the server sees NULLs where the
+    /// elements are nil, and they come back as nil.
+    @Test func arraysWithNullElements() throws {
+        #expect(try roundTrip(["a", nil, "", nil] as [String?]) == ["a", nil, "", nil])
+        #expect(try roundTrip([nil, true, false] as [Bool?]) == [nil, true, false])
+        #expect(try roundTrip([String?]()) == [])
+        #expect(try roundTrip(["x", "y"] as [String?]) == ["x", "y"], "no NULL: the flag is clear")
+        let nulls = try db.execute("SELECT count(*) FILTER (WHERE v IS NULL)::int4 FROM unnest(\(["a", nil, nil] as [String?])) AS v")
+        #expect(try nulls.decode(Int32.self, row: 0, column: 0) == 2)
+    }
+
     @Test func everyTypeThroughATableIncludingNulls() throws {
         try db.simpleQuery(
             """
