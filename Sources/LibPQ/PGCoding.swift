@@ -64,63 +64,19 @@ extension PGArrayElement {
 }
 
 extension PGArrayElement where Self: PGEncodable & PGDecodable {
-    /// Writes PostgreSQL's binary array format (`array_send`): ndim, has-null flag, element OID, then for one
-    /// dimension its length and lower bound 1, then each element as a 4-byte length and its bytes. An empty
-    /// array has zero dimensions.
+    /// Writes PostgreSQL's binary array format (`array_send`); see ``writePGArray(_:elementType:hasNull:into:value:)``.
     public static func encodeArray(_ elements: [Self], into buffer: inout [UInt8]) throws(PGError) {
-        guard let count = Int32(exactly: elements.count) else {
-            throw PGError(code: .invalidValue, message: "array has too many elements")
-        }
-        buffer.appendBigEndian(Int32(elements.isEmpty ? 0 : 1))  // ndim
-        buffer.appendBigEndian(Int32(0))  // flags: no NULL elements
-        buffer.appendBigEndian(Self.pgType.rawValue)  // element type
-        if !elements.isEmpty {
-            buffer.appendBigEndian(count)  // dimension length
-            buffer.appendBigEndian(Int32(1))  // lower bound
-        }
-        for element in elements {
-            try buffer.appendLengthPrefixed { (body: inout [UInt8]) throws(PGError) in
-                try element.encode(into: &body)
-            }
-        }
+        try writePGArray(elements, elementType: Self.pgType, hasNull: false, into: &buffer) { $0 }
     }
 
-    /// Reads PostgreSQL's binary array format (`array_recv`); see ``encodeArray(_:into:)``.
+    /// Reads PostgreSQL's binary array format (`array_recv`); a NULL element is refused.
     public static func decodeArray(pgBinary bytes: ArraySlice<UInt8>, type: PGType) throws(PGError) -> [Self] {
-        var reader = PGBinaryReader(bytes)
-        let dimensions = try reader.read(Int32.self)
-        _ = try reader.read(Int32.self)  // flags; NULL elements are detected per element
-        let elementType = PGType(rawValue: try reader.read(UInt32.self))
-        guard Self.canDecode(elementType) else {
-            throw PGError(code: .typeMismatch, message: "array of \(elementType) cannot be decoded as [\(Self.self)]")
-        }
-        if dimensions == 0 {
-            try reader.expectEnd()
-            return []
-        }
-        guard dimensions == 1 else {
-            throw PGError(
-                code: .typeMismatch,
-                message: "\(dimensions)-dimensional array cannot be decoded as [\(Self.self)]"
-            )
-        }
-        let count = try reader.read(Int32.self)
-        _ = try reader.read(Int32.self)  // lower bound
-        guard count >= 0 else {
-            throw PGError(code: .protocolViolation, message: "negative array length")
-        }
-        var elements: [Self] = []
-        elements.reserveCapacity(min(Int(count), reader.remaining / 4))
-        for _ in 0..<count {
-            let length = try reader.read(Int32.self)
-            guard length != -1 else {
+        try readPGArray(bytes, of: Self.self, described: "[\(Self.self)]") { (element, elementType) throws(PGError) in
+            guard let element else {
                 throw PGError(code: .unexpectedNull, message: "NULL element in array decoded as [\(Self.self)]")
             }
-            let element = try reader.readBytes(count: Int(length))
-            elements.append(try Self(pgBinary: element, type: elementType))
+            return try Self(pgBinary: element, type: elementType)
         }
-        try reader.expectEnd()
-        return elements
     }
 }
 
@@ -131,59 +87,103 @@ extension Optional: PGArrayElement where Wrapped: PGArrayElement & PGEncodable &
 
     /// `array_send` with the has-null flag set when an element is nil, and -1 as the length of each nil element.
     public static func encodeArray(_ elements: [Wrapped?], into buffer: inout [UInt8]) throws(PGError) {
-        guard let count = Int32(exactly: elements.count) else {
-            throw PGError(code: .invalidValue, message: "array has too many elements")
-        }
-        buffer.appendBigEndian(Int32(elements.isEmpty ? 0 : 1))  // ndim
-        buffer.appendBigEndian(Int32(elements.contains { $0 == nil } ? 1 : 0))  // flags: has NULL elements
-        buffer.appendBigEndian(Wrapped.pgType.rawValue)  // element type
-        if !elements.isEmpty {
-            buffer.appendBigEndian(count)
-            buffer.appendBigEndian(Int32(1))
-        }
-        for element in elements {
-            guard let element else {
-                buffer.appendBigEndian(Int32(-1))
-                continue
-            }
-            try buffer.appendLengthPrefixed { (body: inout [UInt8]) throws(PGError) in
-                try element.encode(into: &body)
-            }
-        }
+        let hasNull = elements.contains { $0 == nil }
+        try writePGArray(elements, elementType: Wrapped.pgType, hasNull: hasNull, into: &buffer) { $0 }
     }
 
     /// `array_recv` of a one-dimensional array whose NULL elements become nil.
     public static func decodeArray(pgBinary bytes: ArraySlice<UInt8>, type: PGType) throws(PGError) -> [Wrapped?] {
-        var reader = PGBinaryReader(bytes)
-        let dimensions = try reader.read(Int32.self)
-        _ = try reader.read(Int32.self)  // flags
-        let elementType = PGType(rawValue: try reader.read(UInt32.self))
-        guard Wrapped.canDecode(elementType) else {
-            throw PGError(code: .typeMismatch, message: "array of \(elementType) cannot be decoded as [\(Wrapped.self)?]")
+        try readPGArray(bytes, of: Wrapped.self, described: "[\(Wrapped.self)?]") {
+            (element, elementType) throws(PGError) -> Wrapped? in
+            guard let element else { return nil }
+            return try Wrapped(pgBinary: element, type: elementType)
         }
-        if dimensions == 0 {
-            try reader.expectEnd()
-            return []
-        }
-        guard dimensions == 1 else {
-            throw PGError(code: .typeMismatch, message: "\(dimensions)-dimensional array cannot be decoded as [\(Wrapped.self)?]")
-        }
-        let count = try reader.read(Int32.self)
-        _ = try reader.read(Int32.self)  // lower bound
-        guard count >= 0 else { throw PGError(code: .protocolViolation, message: "negative array length") }
-        var elements: [Wrapped?] = []
-        elements.reserveCapacity(min(Int(count), reader.remaining / 4))
-        for _ in 0..<count {
-            let length = try reader.read(Int32.self)
-            if length == -1 {
-                elements.append(nil)
-                continue
-            }
-            elements.append(try Wrapped(pgBinary: try reader.readBytes(count: Int(length)), type: elementType))
-        }
-        try reader.expectEnd()
-        return elements
     }
+}
+
+/// The one writer of PostgreSQL's binary array format (`array_send`), for `[T]` and `[T?]`: ndim, the has-null flag,
+/// the element OID, then for one dimension its length and lower bound 1, then each element as a 4-byte length and
+/// its bytes (-1 and no bytes for NULL). An empty array has zero dimensions.
+/// - Parameters:
+///   - elements: The array to encode.
+///   - elementType: The element's PostgreSQL type.
+///   - hasNull: Whether `value` returns nil for any element.
+///   - buffer: The buffer to append to.
+///   - value: An element's value, nil for SQL NULL.
+@inline(__always)
+func writePGArray<Element, Value: PGEncodable>(
+    _ elements: [Element],
+    elementType: PGType,
+    hasNull: Bool,
+    into buffer: inout [UInt8],
+    value: (Element) -> Value?
+) throws(PGError) {
+    guard let count = Int32(exactly: elements.count) else {
+        throw PGError(code: .invalidValue, message: "array has too many elements")
+    }
+    buffer.appendBigEndian(Int32(elements.isEmpty ? 0 : 1))  // ndim
+    buffer.appendBigEndian(Int32(hasNull ? 1 : 0))  // flags
+    buffer.appendBigEndian(elementType.rawValue)
+    if !elements.isEmpty {
+        buffer.appendBigEndian(count)  // dimension length
+        buffer.appendBigEndian(Int32(1))  // lower bound
+    }
+    for element in elements {
+        guard let element = value(element) else {
+            buffer.appendBigEndian(Int32(-1))
+            continue
+        }
+        try buffer.appendLengthPrefixed { (body: inout [UInt8]) throws(PGError) in
+            try element.encode(into: &body)
+        }
+    }
+}
+
+/// The one reader of PostgreSQL's binary array format (`array_recv`) for `[T]` and `[T?]`: one dimension at most,
+/// the element type checked against `Decoded`, each element's bytes (nil for NULL) handed to `element`.
+/// - Parameters:
+///   - bytes: The array value's bytes.
+///   - _: The element type that decodes the values (checks the array's element OID).
+///   - described: The Swift type named in errors.
+///   - element: Makes an element from its bytes (nil for NULL) and the element type.
+@inline(__always)
+func readPGArray<Decoded: PGDecodable, Element>(
+    _ bytes: ArraySlice<UInt8>,
+    of _: Decoded.Type,
+    described: @autoclosure () -> String,
+    element: (ArraySlice<UInt8>?, PGType) throws(PGError) -> Element
+) throws(PGError) -> [Element] {
+    var reader = PGBinaryReader(bytes)
+    let dimensions = try reader.read(Int32.self)
+    _ = try reader.read(Int32.self)  // flags; NULL elements are detected per element
+    let elementType = PGType(rawValue: try reader.read(UInt32.self))
+    guard Decoded.canDecode(elementType) else {
+        throw PGError(code: .typeMismatch, message: "array of \(elementType) cannot be decoded as \(described())")
+    }
+    if dimensions == 0 {
+        try reader.expectEnd()
+        return []
+    }
+    guard dimensions == 1 else {
+        throw PGError(code: .typeMismatch, message: "\(dimensions)-dimensional array cannot be decoded as \(described())")
+    }
+    let count = try reader.read(Int32.self)
+    _ = try reader.read(Int32.self)  // lower bound
+    guard count >= 0 else {
+        throw PGError(code: .protocolViolation, message: "negative array length")
+    }
+    var elements: [Element] = []
+    elements.reserveCapacity(min(Int(count), reader.remaining / 4))
+    for _ in 0..<count {
+        let length = try reader.read(Int32.self)
+        if length == -1 {
+            elements.append(try element(nil, elementType))
+        } else {
+            elements.append(try element(try reader.readBytes(count: Int(length)), elementType))
+        }
+    }
+    try reader.expectEnd()
+    return elements
 }
 
 extension Array: PGEncodable where Element: PGArrayElement {
