@@ -9,7 +9,7 @@
 # with the durability settings read back from the server (SHOW), then every phase.
 #
 #   scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64]
-#                        [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] [--compare-sql SQL] | --compare-go]
+#                        [--perf | --perf-phase P] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] [--compare-sql SQL] | --compare-go]
 #                        [--table-ceremonies] [--out FILE]
 #
 #   --table-ceremonies
@@ -44,6 +44,7 @@
 #   --credentials N  users + credentials of the main run (default 10000)
 #   --perf           `perf record -g` of passkeyd during the pre-signed phase at the highest concurrency (needs perf,
 #                    Debian linux-perf); var/loadbench/perf.data, top symbols in var/loadbench/perf-top.txt
+#   --perf-phase P   --perf of phase P instead: presigned, mixed (begin + sign + finish) or registration
 #   --instances LIST after the main run, for each N in LIST: N passkeyd processes on N free ports sharing one fresh
 #                    database, the load generator spreading over them (a ceremony begun on one instance finishes on
 #                    another); pre-signed, begin + finish and registration at the highest concurrency, same phase
@@ -70,7 +71,7 @@ cd "$repo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 invocation="scripts/loadbench.sh${*:+ $*}"
-seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 instances=""
+seconds=10 soak=0 credentials=10000 concurrency=16,64 presigned=40000 warmup=3 million=0 repeats=3 perf=0 perf_phase=presigned instances=""
 compare_binary="" compare_label="" compare_sql="" compare_go=0 durable=1 table_ceremonies=0
 out="$repo/var/loadbench/summary.md"
 while (($#)); do
@@ -85,13 +86,14 @@ while (($#)); do
     --credentials) credentials="$2"; shift ;;
     --concurrency) concurrency="$2"; shift ;;
     --perf) perf=1 ;;
+    --perf-phase) perf=1 perf_phase="$2"; shift ;;
     --instances) instances="$2"; shift ;;
     --compare-binary) compare_binary="$2"; shift ;;
     --compare-label) compare_label="$2"; shift ;;
     --compare-sql) compare_sql="$2"; shift ;;
     --compare-go) compare_go=1 ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] [--compare-sql SQL] | --compare-go] [--table-ceremonies] [--out FILE]" >&2; exit 2 ;;
+    *) echo "usage: scripts/loadbench.sh [--non-durable] [--quick] [--million] [--repeats R] [--seconds S] [--soak S] [--credentials N] [--concurrency 16,64] [--perf | --perf-phase P] [--instances 1,2,3] [--compare-binary FILE [--compare-label TEXT] [--compare-sql SQL] | --compare-go] [--table-ceremonies] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -337,7 +339,7 @@ start_server
 perf_args=()
 if ((perf)); then
     command -v perf >/dev/null || { echo "loadbench: --perf needs perf (Debian linux-perf)" >&2; exit 2; }
-    perf_args=(--perf-output "$work/perf.data")
+    perf_args=(--perf-output "$work/perf.data" --perf-phase "$perf_phase")
 fi
 "${loadgen[@]}" --url "http://127.0.0.1:$port" --server-pid "$server" --credentials "$credentials" --soak "$soak" \
     --label "$credentials credentials" --results "$work/results-main.json" --lead-out "$lead" "${statements_args[@]}" \

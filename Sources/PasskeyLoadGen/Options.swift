@@ -31,8 +31,10 @@ struct Options {
     var results: String?
     var baseline: String?
     var label = ""
-    /// perf record of the server during the pre-signed phase at the highest concurrency: the output file.
+    /// perf record of the server during one phase at the highest concurrency: the output file.
     var perfOutput: String?
+    /// The phase perf records (--perf-phase): presigned (default), mixed or registration.
+    var perfPhase = "presigned"
     var workDirectory = NSTemporaryDirectory()
     /// The interleaved comparison (--compare-url): a second passkeyd on its own database, seeded here with
     /// `compareCredentials`, measured in alternating rounds against the first.
@@ -60,7 +62,7 @@ struct Options {
                [--credentials N] [--working-set W] [--concurrency 16,64] [--seconds S] [--requests R] [--presigned P]
                [--warmup S] [--soak S] [--phases presigned,mixed,registration]
                [--server-pid PID[,PID…]] [--postgres-pid PID] [--out FILE.md] [--results FILE.json] [--baseline FILE.json] [--label TEXT] [--work-dir DIR]
-               [--perf-output FILE] [--compare-url URL --compare-database-url PGURL [--compare-credentials N]
+               [--perf-output FILE [--perf-phase presigned|mixed|registration]] [--compare-url URL --compare-database-url PGURL [--compare-credentials N]
                [--compare-server-pid PID] [--compare-labels A,B] [--repeats R]]
                [--lead-out FILE.md [--statements-url PGURL]] [--non-durable]
         """
@@ -101,6 +103,9 @@ struct Options {
             case "--label": label = value(argument)
             case "--work-dir": workDirectory = value(argument)
             case "--perf-output": perfOutput = value(argument)
+            case "--perf-phase":
+                perfPhase = value(argument)
+                if !["presigned", "mixed", "registration"].contains(perfPhase) { Self.fail("--perf-phase is presigned, mixed or registration") }
             case "--compare-url": compareURLs = value(argument).split(separator: ",").map(String.init)
             case "--compare-database-url": compareDatabaseURL = value(argument)
             case "--compare-credentials": compareCredentials = number(argument)

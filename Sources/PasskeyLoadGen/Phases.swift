@@ -1,6 +1,6 @@
-// The main run's phases, in order: a begin + finish warm-up, then at each concurrency the pre-signed finishes (the
-// one at the highest concurrency under perf record with --perf-output), begin + sign + finish and registration (as
-// --phases selects), then the optional soak; one table row each (Report.swift), and the servers' RSS between them.
+// The main run's phases, in order: a begin + finish warm-up, then at each concurrency the pre-signed finishes,
+// begin + sign + finish and registration (as --phases selects; with --perf-output, the --perf-phase one at the highest
+// concurrency under perf record), then the optional soak; one table row each (Report.swift), and the servers' RSS between them.
 // With --statements-url, pg_stat_statements is reset after the warm-up, and begin + finish and registration at the
 // highest concurrency are profiled (StatementProfile.swift).
 import Foundation
@@ -34,49 +34,47 @@ struct RSSReadings {
         for concurrency in options.concurrencies {
             log("pre-signing \(options.presigned) finishes for concurrency \(concurrency)")
             let prepared = try await presign(count: options.presigned, group: group, endpoints: endpoints, workingSet: workingSet)
-            var perf: pid_t?
-            if concurrency == maxConcurrency, let output = options.perfOutput, !options.serverPIDs.isEmpty {
-                // Records the whole phase (every instance); stopped with SIGINT when it ends.
-                let pids = options.serverPIDs.map(String.init).joined(separator: ",")
-                perf = spawn(["/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", pids, "-o", output])
+            let perfed = concurrency == maxConcurrency && recordsPerf("presigned")
+            let result = try await underPerf(perfed) {
+                try await runPhase(
+                    perfed ? "auth finish, pre-signed, under perf record" : "auth finish, pre-signed", concurrency: concurrency,
+                    duration: options.seconds, limit: prepared.count,
+                    options: options, group: group, endpoints: endpoints, operation: presignedFinish(prepared))
             }
-            // perf record costs the server CPU: the row says so (the other phases and the comparisons run without it).
-            let result = try await runPhase(
-                perf == nil ? "auth finish, pre-signed" : "auth finish, pre-signed, under perf record", concurrency: concurrency,
-                duration: options.seconds, limit: prepared.count,
-                options: options, group: group, endpoints: endpoints, operation: presignedFinish(prepared))
             record(result, key: "presigned\(concurrency)")
-            if let perf {
-                var status: Int32 = 0
-                kill(perf, SIGINT)
-                while waitpid(perf, &status, 0) == -1 && errno == EINTR {}
-                log("perf record: wait status \(status), \(options.perfOutput ?? "")")
-            }
             // Table-mode ceremonies a time-bounded phase did not use would only sit in the table until the purge.
             try psql(options.databaseURL, "DELETE FROM ceremonies")
         }
     }
     if options.phases.contains("mixed") {
         for concurrency in options.concurrencies {
+            let perfed = concurrency == maxConcurrency && recordsPerf("mixed")
             let result = try await withStatementProfile(
                 "complete sign-in (begin + finish)", unit: "sign-in", profiled: concurrency == maxConcurrency
             ) {
-                try await runPhase(
-                    "auth begin + sign + finish", concurrency: concurrency, duration: options.seconds, limit: options.requests,
-                    options: options, group: group, endpoints: endpoints, operation: mixed)
+                try await underPerf(perfed) {
+                    try await runPhase(
+                        perfed ? "auth begin + sign + finish, under perf record" : "auth begin + sign + finish",
+                        concurrency: concurrency, duration: options.seconds, limit: options.requests,
+                        options: options, group: group, endpoints: endpoints, operation: mixed)
+                }
             }
             record(result, key: "mixed\(concurrency)")
         }
     }
     if options.phases.contains("registration") {
         for concurrency in options.concurrencies {
+            let perfed = concurrency == maxConcurrency && recordsPerf("registration")
             let result = try await withStatementProfile(
                 "registration (begin + finish)", unit: "registration", profiled: concurrency == maxConcurrency
             ) {
-                try await runPhase(
-                    "registration begin + create + finish", concurrency: concurrency, duration: options.seconds,
-                    limit: options.requests, options: options, group: group, endpoints: endpoints,
-                    operation: makeRegistration(prefix: "\(concurrency)"))
+                try await underPerf(perfed) {
+                    try await runPhase(
+                        perfed ? "registration begin + create + finish, under perf record" : "registration begin + create + finish",
+                        concurrency: concurrency, duration: options.seconds,
+                        limit: options.requests, options: options, group: group, endpoints: endpoints,
+                        operation: makeRegistration(prefix: "\(concurrency)"))
+                }
             }
             record(result, key: "registration\(concurrency)")
         }
@@ -91,4 +89,26 @@ struct RSSReadings {
         rssSoak = rssKiB(options.serverPIDs)
     }
     return RSSReadings(start: rssStart, warm: rssWarm, afterPhases: rssAfterPhases, soak: rssSoak)
+}
+
+/// Whether --perf-output asks for a profile of `phase` (--perf-phase) and there is a server to record.
+@MainActor func recordsPerf(_ phase: String) -> Bool {
+    options.perfOutput != nil && options.perfPhase == phase && !options.serverPIDs.isEmpty
+}
+
+/// `body` under `perf record -g` of every server instance when `recorded` (stopped with SIGINT when it ends). perf
+/// record costs the server CPU: the phase's row says so (the other phases and the comparisons run without it).
+@MainActor func underPerf<T>(_ recorded: Bool, _ body: () async throws -> T) async throws -> T {
+    guard recorded, let output = options.perfOutput else { return try await body() }
+    let pids = options.serverPIDs.map(String.init).joined(separator: ",")
+    let perf = spawn(["/usr/bin/perf", "record", "-q", "-F", "999", "-g", "-p", pids, "-o", output])
+    defer {
+        if let perf {
+            var status: Int32 = 0
+            kill(perf, SIGINT)
+            while waitpid(perf, &status, 0) == -1 && errno == EINTR {}
+            log("perf record: wait status \(status), \(output)")
+        }
+    }
+    return try await body()
 }
