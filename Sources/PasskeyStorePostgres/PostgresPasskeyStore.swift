@@ -27,6 +27,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     let registrationBatcher: RegistrationFinishBatcher?
     /// Uncapped begins' ceremonies inserted in batches (``insertCeremoniesBatch``); nil: one insert per begin.
     let ceremonyBatcher: BatchLanes<PendingCeremony, Void>?
+    /// Stateless begins' reads of the user they name, in batches (``UserReadBatcher``); nil: one statement each.
+    let userReadBatcher: BatchLanes<UserLookup, UserWithCredentials?>?
     /// Each store call in a child span of the request's (``traced(_:batched:_:)``); off: no span is built.
     let tracing: Bool
 
@@ -43,7 +45,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ///     time (``AuthenticationFinishBatcher``: one read statement and one write statement per batch), and so do
     ///     the inserts of begins that no cap has to count (discoverable sign-ins, while the table is below 80% of its
     ///     cap), on N more, and the verified registrations of sealed challenges (``RegistrationFinishBatcher``: one
-    ///     statement and one commit per batch), on N more; 0 runs each on its own lease.
+    ///     statement and one commit per batch), on N more, and the user reads of stateless begins (``UserReadBatcher``:
+    ///     one statement per batch), on N more; 0 runs each on its own lease.
     ///   - tracing: each store call in a span (the executable's choice: on when traces are exported).
     public init(pool: PGPool, caps: CeremonyCaps = .none, revokeSessionsOnDelete: Bool = true, batchLanes: Int = 0, tracing: Bool = false) {
         self.tracing = tracing
@@ -53,6 +56,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         finishBatcher = batchLanes > 0 ? AuthenticationFinishBatcher(pool: pool, lanes: batchLanes) : nil
         ceremonyBatcher = batchLanes > 0 ? BatchLanes(pool: pool, lanes: batchLanes, run: Self.insertCeremonies) : nil
         registrationBatcher = batchLanes > 0 ? RegistrationFinishBatcher(pool: pool, lanes: batchLanes) : nil
+        userReadBatcher = batchLanes > 0 ? UserReadBatcher.makeLanes(pool: pool, lanes: batchLanes) : nil
     }
 
     /// Where the save statement starts counting the whole table: 80 % of the anonymous cap.

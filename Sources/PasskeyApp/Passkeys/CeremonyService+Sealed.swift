@@ -31,19 +31,14 @@ extension CeremonyService {
             return try options(
                 allow: found.credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }, handle: found.user.handle)
         }
-        let outcome = try await store.beginCeremony(user: lookup) { user, credentials in
-            let made = Result { () throws -> RequestOptionsJSON in
-                guard let user else {
-                    // Unknown user: a random handle that owns nothing, and one imaginary credential id (no existence
-                    // oracle: the options look like a known user's).
-                    return try options(allow: [CredentialDescriptor(id: SecureRandom.bytes(count: 32))], handle: SecureRandom.bytes(count: 32))
-                }
-                return try options(
-                    allow: credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }, handle: user.handle)
-            }
-            return (made, nil)
+        // One read (batched with concurrent begins' on PostgreSQL), nothing saved.
+        guard let found = try await store.userWithCredentials(lookup) else {
+            // Unknown user: a random handle that owns nothing, and one imaginary credential id (no existence oracle:
+            // the options look like a known user's).
+            return try options(allow: [CredentialDescriptor(id: SecureRandom.bytes(count: 32))], handle: SecureRandom.bytes(count: 32))
         }
-        return try outcome.get()
+        return try options(
+            allow: found.credentials.map { CredentialDescriptor(id: $0.id, transports: $0.record.transports) }, handle: found.user.handle)
     }
 
     func finishSealedAuthentication(

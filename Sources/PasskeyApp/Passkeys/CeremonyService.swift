@@ -155,6 +155,11 @@ public struct CeremonyService: Sendable {
                 return try build(found?.user, found?.credentials ?? []).outcome.get()
             }
         }
+        if ring != nil {
+            // Stateless: one read (batched with concurrent begins' on PostgreSQL), nothing saved.
+            let found = try await store.userWithCredentials(lookup)
+            return try build(found?.user, found?.credentials ?? []).outcome.get()
+        }
         return try await store.beginCeremony(user: lookup, build: build).get()
     }
 

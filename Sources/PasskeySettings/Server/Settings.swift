@@ -25,7 +25,8 @@ public struct Settings: Sendable {
     public var readPoolSize: Int
     /// `PASSKEYD_DB_BATCH_LANES`: concurrent authentication finishes run in batches on at most this many pooled
     /// connections at a time (one read and one write statement per batch), and uncapped begins' inserts and verified
-    /// registrations of sealed challenges (one statement per batch) on as many more each; 0 = each on its own
+    /// registrations of sealed challenges (one statement per batch) and stateless begins' user reads (one statement
+    /// per batch) on as many more each; 0 = each on its own
     /// connection lease. Default: one per two cores, at most half the pool.
     public var batchLanes: Int
     /// `PASSKEYD_DB_GENERIC_PLANS`: `plan_cache_mode = force_generic_plan` on every connection (off by default: a

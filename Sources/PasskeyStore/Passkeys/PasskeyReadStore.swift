@@ -22,7 +22,7 @@ public struct UserWithCredentials: Sendable, Hashable {
     }
 }
 
-extension InMemoryPasskeyStore: PasskeyReadStore {
+extension InMemoryPasskeyStore {
     public func userWithCredentials(_ lookup: UserLookup) -> UserWithCredentials? {
         let found = switch lookup {
         case .name(let name): user(named: name)

@@ -8,7 +8,9 @@ public import WebAuthnCore
 ///
 /// Every method is atomic. Single use and expiry of ceremonies are the store's job: a ceremony is returned by
 /// `take…` at most once, and never after it expired.
-public protocol PasskeyStore: Sendable {
+///
+/// A stateless begin (sealed challenges) only reads: ``PasskeyReadStore/userWithCredentials(_:)``.
+public protocol PasskeyStore: PasskeyReadStore {
     func user(named name: String) async throws(StoreError) -> StoredUser?
     func user(handle: [UInt8]) async throws(StoreError) -> StoredUser?
     func credentials(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredCredential]

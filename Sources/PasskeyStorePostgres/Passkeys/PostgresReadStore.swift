@@ -36,9 +36,17 @@ public final class PostgresReadStore: PasskeyReadStore {
 }
 
 /// The primary answers the begins' read too (the fallback of a lagging or unreachable standby).
-extension PostgresPasskeyStore: PasskeyReadStore {
+extension PostgresPasskeyStore {
+    /// On the primary; with batch lanes, concurrent reads share one statement (``UserReadBatcher``).
     public func userWithCredentials(_ lookup: UserLookup) async throws(StoreError) -> UserWithCredentials? {
-        try await run { connection in try Self.readUser(lookup, on: connection) }
+        guard let userReadBatcher else {
+            return try await run { connection in try Self.readUser(lookup, on: connection) }
+        }
+        do {
+            return try await traced(#function, batched: true) { try await userReadBatcher.submit(lookup) }
+        } catch {
+            throw Self.storeError(error)
+        }
     }
 
     /// The user `lookup` names with their credentials (sign-in columns), in one statement.

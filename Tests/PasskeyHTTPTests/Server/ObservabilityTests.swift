@@ -71,6 +71,7 @@ struct DownStore: PasskeyStore {
     func user(named name: String) async throws(StoreError) -> StoredUser? { throw error }
     func user(handle: [UInt8]) async throws(StoreError) -> StoredUser? { throw error }
     func credentials(ofUser handle: [UInt8]) async throws(StoreError) -> [StoredCredential] { throw error }
+    func userWithCredentials(_ lookup: UserLookup) async throws(StoreError) -> UserWithCredentials? { throw error }
     func saveCeremony(_ ceremony: PendingCeremony) async throws(StoreError) { throw error }
     func takeCeremony(challenge: [UInt8], kind: CeremonyKind) async throws(StoreError) -> PendingCeremony? { throw error }
     func takeAuthentication(challenge: [UInt8], credentialID: [UInt8]) async throws(StoreError) -> AuthenticationLookup { throw error }

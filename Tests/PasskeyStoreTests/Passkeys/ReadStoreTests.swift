@@ -2,7 +2,7 @@ import Foundation
 import LibPQ
 import NIOPosix
 import PasskeyStore
-import PasskeyStorePostgres
+@testable import PasskeyStorePostgres
 import PostgresTestSupport
 import Testing
 import WebAuthnCore
@@ -11,10 +11,10 @@ import WebAuthnCore
 /// answer, and no write possible on its pool.
 @Suite("Begin reads")
 struct ReadStoreTests {
-    @Test(arguments: StoreUnderTest.all)
+    @Test(arguments: StoreUnderTest.withBatching)
     func aUserWithTheirCredentialsByNameOrHandle(_ subject: StoreUnderTest) async throws {
         let store = try await subject.make()
-        let reads = try #require(store as? any PasskeyReadStore)
+        let reads: any PasskeyReadStore = store
         let handle = Registrations.handle(80)
         let first = try Registrations.make(handle: handle, name: "ivy")
         _ = try await store.register(first, nickname: nil, intent: .newUser, audit: .system)
@@ -33,6 +33,77 @@ struct ReadStoreTests {
         // A user without credentials.
         _ = try await store.createUser(handle: Registrations.handle(82), name: "jo", displayName: "Jo", audit: .system)
         #expect(try await reads.userWithCredentials(.name("jo"))?.credentials == [])
+    }
+
+    /// Known users by name and by handle (with two, one and no credentials), unknown ones, and the same user twice,
+    /// concurrently: each read gets its own answer, also when the batched store answers them in one statement.
+    @Test(arguments: StoreUnderTest.withBatching)
+    func concurrentReadsGetTheirOwnAnswers(_ subject: StoreUnderTest) async throws {
+        let store = try await subject.make()
+        let (expected, lookups) = try await Self.mixedUsers(in: store)
+        let answers = try await withThrowingTaskGroup(of: (Int, UserWithCredentials?).self) { group in
+            for (position, lookup) in lookups.enumerated() {
+                group.addTask { (position, try await store.userWithCredentials(lookup)) }
+            }
+            var answers = [UserWithCredentials?](repeating: nil, count: lookups.count)
+            for try await (position, found) in group { answers[position] = found }
+            return answers
+        }
+        for (position, lookup) in lookups.enumerated() {
+            #expect(answers[position] == expected[position], "\(lookup)")
+        }
+    }
+
+    /// The batch statement itself, given one batch of every kind of lookup: one answer per lookup, in order, each
+    /// the single read's.
+    @Test("UserReadBatcher: one statement answers a mixed batch, each lookup as alone")
+    func oneStatementAnswersAMixedBatch() async throws {
+        guard let url = PostgresSchema.databaseURL else { return }
+        let schema = try await TestSchema.create(baseURL: url)
+        defer { Task { await schema.drop() } }
+        let pool = PGPool(url: schema.url, size: 1, threadPool: .singleton)
+        let store = PostgresPasskeyStore(pool: pool)
+        let (expected, lookups) = try await Self.mixedUsers(in: store)
+        let answers = try await pool.withConnection { connection in try UserReadBatcher.run(lookups, on: connection) }
+        #expect(answers.count == lookups.count)
+        for (position, answer) in answers.enumerated() {
+            #expect(try answer.get() == expected[position], "\(lookups[position])")
+            let alone = try await pool.withConnection { connection in try PostgresPasskeyStore.readUser(lookups[position], on: connection) }
+            #expect(try answer.get() == alone)
+        }
+        #expect(try await pool.withConnection { connection in try UserReadBatcher.run([], on: connection) }.isEmpty)
+    }
+
+    /// Users with two passkeys, one, none; returns the lookups of a begin batch (by name, by handle, unknown, repeated)
+    /// and the answer each must get.
+    static func mixedUsers(in store: any PasskeyStore) async throws -> (expected: [UserWithCredentials?], lookups: [UserLookup]) {
+        var expected: [UserWithCredentials?] = []
+        var lookups: [UserLookup] = []
+        for index in UInt8(0)..<6 {
+            let handle = Registrations.handle(90 + index)
+            let name = "reader-\(index) ✓"
+            var credentials: [StoredCredential] = []
+            let user: StoredUser
+            if index == 5 {
+                user = try await store.createUser(handle: handle, name: name, displayName: "No passkey", audit: .system)
+            } else {
+                let first = try await store.register(
+                    try Registrations.make(handle: handle, name: name), nickname: nil, intent: .newUser, audit: .system)
+                user = first.user
+                credentials.append(first.credential)
+                if index.isMultiple(of: 2) {
+                    credentials.append(try await store.register(
+                        try Registrations.make(handle: handle, name: name), nickname: nil, intent: .existingUser, audit: .system).credential)
+                }
+            }
+            let found = try #require(try await store.userWithCredentials(.handle(handle)))
+            #expect(found.user == user && found.credentials.map(\.id) == credentials.map(\.id))
+            lookups += [.name(name), .handle(handle)]
+            expected += [found, found]
+        }
+        lookups += [.name("nobody"), .handle(Registrations.handle(99)), .name("reader-1 ✓"), .name("READER-1 ✓"), .handle([])]
+        expected += [nil, nil, expected[2], nil, nil]
+        return (expected, lookups)
     }
 
     @Test("PostgresReadStore on a read-only pool: the primary's answer, and a write on that pool fails (25006)")
