@@ -26,43 +26,50 @@ struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     mutating func string(_ value: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        var utf8 = value.utf8.makeIterator()
-        var pending: [UInt8] = []  // E2 80 of a possible U+2028/U+2029
-        while let byte = utf8.next() {
-            if !pending.isEmpty {
-                if pending.count == 1, byte == 0x80 {
-                    pending.append(byte)
-                    continue
-                }
-                if pending.count == 2, byte == 0xA8 || byte == 0xA9 {
-                    appendUnicodeEscape(byte == 0xA8 ? 0x2028 : 0x2029)
-                    pending.removeAll()
-                    continue
-                }
-                bytes.append(contentsOf: pending)
-                pending.removeAll()
+        var value = value
+        value.withUTF8 { utf8 in
+            // Most strings (ids in base64url, names, dates) need no escape: one copy.
+            if !utf8.contains(where: Self.mayNeedEscape) {
+                bytes.append(contentsOf: utf8)
+            } else {
+                appendEscaped(utf8)
             }
+        }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Whether `byte` is escaped, or may start U+2028/U+2029 (E2 80 A8/A9).
+    private static func mayNeedEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xE2
+    }
+
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            index += 1
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
             case 0x00..<0x20, 0x7F: appendUnicodeEscape(UInt32(byte))
-            case 0xE2: pending.append(byte)
+            case 0xE2 where index + 1 < utf8.count && utf8[index] == 0x80 && (utf8[index + 1] == 0xA8 || utf8[index + 1] == 0xA9):
+                appendUnicodeEscape(utf8[index + 1] == 0xA8 ? 0x2028 : 0x2029)
+                index += 2
             default: bytes.append(byte)
             }
         }
-        bytes.append(contentsOf: pending)
-        bytes.append(UInt8(ascii: "\""))
-        needsComma = true
     }
 
     /// A member name that is not a literal (an extension's): escaped like a string value.
@@ -119,7 +126,8 @@ struct JSONWriter {
 
     mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        let literal: StaticString = value ? "true" : "false"
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
         needsComma = true
     }
 
@@ -129,7 +137,7 @@ struct JSONWriter {
 
     mutating func null() {
         separate()
-        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        ("null" as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
         needsComma = true
     }
 

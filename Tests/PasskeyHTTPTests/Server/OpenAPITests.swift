@@ -1030,6 +1030,25 @@ struct JSONWriterTests {
                                            trustAnchor: verdictOptional, authenticatorDescription: index % 2 == 0 ? pick(nasty) : nil))
     }
 
+    @Test("strings: byte for byte the escapes of JSONString (quotes, backslashes, controls, DEL, U+2028/9), unescaped text copied")
+    func stringsEscapedLikeJSONString() {
+        let extra = ["\u{2028}", "x\u{2029}", "\u{E2}", "☕\u{2028}☕", "ends in e2 \u{2027}", String(repeating: "a-_Z09", count: 50)]
+        for text in Self.nasty + extra {
+            var writer = JSONWriter()
+            writer.string(text)
+            var expected = ""
+            JSONString.append(text, to: &expected)
+            #expect(writer.bytes == Array(expected.utf8), "\(text.debugDescription)")
+            // Bridged (non-native) strings take the same path.
+            var bridged = JSONWriter()
+            bridged.string(String(describing: NSString(string: text)))
+            #expect(bridged.bytes == writer.bytes)
+        }
+        var list = JSONWriter()
+        list.beginArray(); list.bool(true); list.bool(false); list.null(); list.string("k"); list.endArray()
+        #expect(list.bytes == Array("[true,false,null,\"k\"]".utf8))
+    }
+
     @Test("finish responses: the same JSON value as JSONEncoder, for random credentials, users and nasty strings")
     func sameAsJSONEncoder() throws {
         for index in 0..<300 {
