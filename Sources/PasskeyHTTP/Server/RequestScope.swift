@@ -52,6 +52,8 @@ struct RequestScope: Sendable {
     ) {
         guard count > 0 else { return }
         api.metrics.recordEvent(kind, count: count)
+        // The line's metadata (base64url ids, the client address) only when `info` is logged at all.
+        guard logger.logLevel <= .info else { return }
         let audit = self.audit
         var metadata: Logger.Metadata = ["event": .string(kind.rawValue), "actor": .string(audit.actor)]
         for (key, value) in details { metadata[key] = .string(value) }
