@@ -46,12 +46,18 @@ extension TimeAmount {
 
 /// Closes a connection whose request body is still incomplete `timeout` after its head was read. One per connection,
 /// on its event loop (not Sendable).
+///
+/// The timer is only scheduled when a read ends with a request still incomplete: a request whose head and end arrive
+/// in the same read (nearly every API request: small bodies) never schedules one, so the hot path pays no timer. The
+/// deadline then counts from the end of the read that brought the head (the same moment, to within that read).
 final class RequestReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
 
     let timeout: TimeAmount
     private var deadline: Scheduled<Void>?
+    /// A head was read and its end not yet.
+    private var incomplete = false
 
     init(timeout: Duration) {
         self.timeout = TimeAmount(timeout)
@@ -60,27 +66,37 @@ final class RequestReadDeadline: ChannelInboundHandler, RemovableChannelHandler 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            deadline?.cancel()
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            deadline = context.eventLoop.scheduleTask(in: timeout) {
-                loopBound.value.close(promise: nil)
-            }
+            cancel()
+            incomplete = true
         case .body:
             break
         case .end:
-            deadline?.cancel()
-            deadline = nil
+            cancel()
+            incomplete = false
         }
         context.fireChannelRead(data)
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if incomplete, deadline == nil {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            deadline = context.eventLoop.scheduleTask(in: timeout) {
+                loopBound.value.close(promise: nil)
+            }
+        }
+        context.fireChannelReadComplete()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        cancel()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        cancel()
+    }
+
+    private func cancel() {
         deadline?.cancel()
         deadline = nil
     }
