@@ -56,7 +56,7 @@ extension ConfigVariable {
         "`on`: `plan_cache_mode = force_generic_plan` on every connection (each prepared statement planned once per connection; see \"Storage and many instances\")")
     public static let databaseBatchLanes = ConfigVariable(
         "PASSKEYD_DB_BATCH_LANES", .database, .integer(0...500), default: .unset("one per two cores, at most half the pool"),
-        "connections on which concurrent sign-in finishes (one read and one write statement per batch), begins no cap counts, registrations of sealed challenges (one statement and one commit per batch) and the user reads of stateless begins (one statement per batch) run in batches; `0`: each on its own connection; at most half of `PASSKEYD_POOL_SIZE`")
+        "connections on which concurrent sign-in finishes (one read and one write statement per batch), begins no cap counts, registrations of sealed challenges (one statement and one commit per batch) and the user reads of stateless begins (one statement per batch) run in batches, each of these four on at most this many connections at a time; `0`: each on its own connection; at most half of `PASSKEYD_POOL_SIZE`")
     public static let databaseConnectTimeout = ConfigVariable(
         "PASSKEYD_DB_CONNECT_TIMEOUT", .database, .integer(2...300, .seconds), default: .value("5"),
         "seconds libpq may take to connect, per host (libpq's `connect_timeout`, unless the URL sets its own)")
