@@ -111,8 +111,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     /// With tracing on, `body` in a `client` child span of the current one named `store.<method>` (the store method's
     /// name without its labels: `store.finishSignIn`), with `db.system.name` `postgresql`, `db.operation.name` the
-    /// method and, for the batched sign-in finishes and ceremony inserts, `passkeyd.store.batched` true (the span then
-    /// covers the wait for the batch too). Neither statement text nor bind values are recorded. Off: `body` alone.
+    /// method and, for a call answered in a batch (sign-in finishes, ceremony inserts, registrations, begins' user
+    /// reads), `passkeyd.store.batched` true (the span then covers the wait for the batch too). Neither statement text nor bind values are recorded. Off: `body` alone.
     func traced<T>(_ function: String, batched: Bool = false, _ body: () async throws -> T) async throws -> T {
         guard tracing else { return try await body() }
         let method = function.prefix { $0 != "(" }
