@@ -27,6 +27,9 @@ public struct AppAttestService: Sendable {
     /// ``challengeLength`` bytes and record its fingerprint (single use). `nil`: every challenge is a `ceremonies`
     /// row. A 32-byte challenge is taken from the table in any case (rolling upgrades).
     public var keyRing: (@Sendable () -> CeremonyKeyRing?)?
+    /// The ring new challenges seal with, when set (the executable's ``CeremonyKeys/sealingRing()``: refreshed first when it
+    /// went stale); nil: ``keyRing``.
+    public var sealingKeyRing: (@Sendable () async -> CeremonyKeyRing?)?
     /// How far another instance's clock may be behind when a sealed challenge's expiry is judged.
     public var clockSkew: TimeInterval = 30
     /// Sealed challenges are bound to this in place of a relying party (the kind keeps them from opening as anything
@@ -60,7 +63,7 @@ public struct AppAttestService: Sendable {
 
     /// A new challenge, saved until it expires or is used.
     public func challenge() async throws -> (challenge: [UInt8], expiresAt: Date) {
-        if let ring = keyRing?() {
+        if let ring = await sealingKeyRing?() ?? keyRing?() {
             let current = now()
             // Whole seconds, as the box keeps them.
             let expiresAt = Date(timeIntervalSince1970: current.addingTimeInterval(challengeTimeout).timeIntervalSince1970.rounded(.up))

@@ -77,6 +77,9 @@ public final class CeremonyKeys: Sendable {
         var applied = 0
         var lastUnknownKeyReload: Date?
         var unknownKeyReload: Task<CeremonyKeyRing, Never>?
+        /// ``sealingRing()``'s refresh under way, and when its last one failed.
+        var staleRefresh: Task<CeremonyKeyRing, Never>?
+        var lastFailedStaleRefresh: Date?
     }
 
     private let state = Mutex(State())
@@ -102,6 +105,47 @@ public final class CeremonyKeys: Sendable {
     /// The keys held now. No I/O: a copy of the ring the last load left (empty before the first ``refresh()``).
     public func ring() -> CeremonyKeyRing {
         state.withLock { $0.ring }
+    }
+
+    /// The ring a begin seals with: ``ring()``, unless no key in it seals from now until the longest challenge
+    /// lifetime from now (the ring went stale: the process was paused or its clock jumped past a slot, or the 60 s
+    /// refresh has not run since). Then ``refresh()`` runs first (adding the due key, database keys only), so the begin
+    /// seals instead of failing with 503 until the next scheduled refresh. One refresh at a time (callers arriving
+    /// meanwhile wait for it); after a failed one (logged), none for ``unknownKeyReloadInterval``.
+    public func sealingRing() async -> CeremonyKeyRing {
+        let time = now()
+        let current = ring()
+        guard current.sealingKey(at: time, until: time.addingTimeInterval(challengeLifetime)) == nil,
+            case .database = source
+        else { return current }
+        let task: Task<CeremonyKeyRing, Never>? = state.withLock { state in
+            if let running = state.staleRefresh { return running }
+            if let failed = state.lastFailedStaleRefresh, time >= failed, time.timeIntervalSince(failed) < Self.unknownKeyReloadInterval {
+                return nil
+            }
+            let task = Task { await self.refreshStale() }
+            state.staleRefresh = task
+            return task
+        }
+        guard let task else { return current }
+        return await task.value
+    }
+
+    private func refreshStale() async -> CeremonyKeyRing {
+        var failed = false
+        do {
+            try await refresh()
+            logger.info("ceremony keys refreshed: the ring held no key sealing now", metadata: ["sealing_key": .string(keyIDs(at: now()).sealing.map(String.init) ?? "none")])
+        } catch {
+            failed = true
+            logger.error("ceremony keys could not be refreshed for a begin", metadata: ["reason": .string(error.description)])
+        }
+        let time = now()
+        return state.withLock { state in
+            state.staleRefresh = nil
+            if failed { state.lastFailedStaleRefresh = time }
+            return state.ring
+        }
     }
 
     /// For logs: the ids of the keys held (by activation) and of the one that seals at `time`.

@@ -46,6 +46,9 @@ public struct IdentityService: Sendable {
     /// writes nothing, and finish opens any id that is not 16 bytes. `nil` (or a closure answering nil): every
     /// session is a `ceremonies` row. Finish takes 16-byte ids from the table in any case (rolling upgrades).
     public var keyRing: (@Sendable () -> CeremonyKeyRing?)?
+    /// The ring begins seal with, when set (the executable's ``CeremonyKeys/sealingRing()``: refreshed first when it
+    /// went stale); nil: ``keyRing``.
+    public var sealingKeyRing: (@Sendable () async -> CeremonyKeyRing?)?
     /// How far another instance's clock may be behind when a sealed session's expiry is judged.
     public var clockSkew: TimeInterval = 30
 
@@ -76,7 +79,7 @@ public struct IdentityService: Sendable {
     /// ring: sealed into the session id, the nonce derived from it; nothing saved).
     public func begin(provider name: String) async throws -> IDTokenBeginResult {
         let provider = try provider(name)
-        if let ring = keyRing?() { return try beginSealed(profile: provider.profile, ring: ring) }
+        if let ring = await sealingKeyRing?() ?? keyRing?() { return try beginSealed(profile: provider.profile, ring: ring) }
         let result = IDTokenSignIn.begin(profile: provider.profile, timeout: sessionTimeout, now: now(), random: random)
         let session = result.session
         try await ceremonies.saveCeremony(PendingCeremony(

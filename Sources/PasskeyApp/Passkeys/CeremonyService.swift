@@ -26,6 +26,9 @@ public struct CeremonyService: Sendable {
     /// challenge and write nothing, finishes open it and record it as used. Nil: the pending-ceremony table (a
     /// passkeyd without a key-encryption key or ceremony key files). Read once per request.
     public var keyRing: (@Sendable () -> CeremonyKeyRing?)?
+    /// The ring begins seal with, when set (the executable's ``CeremonyKeys/sealingRing()``: refreshed first when it
+    /// went stale); nil: ``keyRing``.
+    public var sealingKeyRing: (@Sendable () async -> CeremonyKeyRing?)?
     /// How far instances' clocks may disagree (`PASSKEYD_CLOCK_SKEW`): a sealed challenge is refused as expired only
     /// this long after its expiry.
     public var clockSkew: TimeInterval = 30
@@ -98,7 +101,7 @@ public struct CeremonyService: Sendable {
             guard case .existingUser = subject else { throw CeremonyError(.conditionalCreateNeedsUserID, "an upgrade needs an existing user by id") }
         }
         let upgradeCap = pendingUpgradesPerUser
-        let ring = keyRing?()
+        let ring = await sealingRing()
         let service = self
         let source: any ChallengeSource = ring == nil ? challengeSource : SealedChallengePlaceholder()
         let lookup: UserLookup = switch subject {
@@ -211,6 +214,12 @@ public struct CeremonyService: Sendable {
         return (user, credential, verified, intent == .newUser)
     }
 
+    /// The ring a begin seals with (``sealingKeyRing``, else ``keyRing``); nil: the pending-ceremony table.
+    func sealingRing() async -> CeremonyKeyRing? {
+        if let sealingKeyRing { return await sealingKeyRing() }
+        return keyRing?()
+    }
+
     // MARK: authentication
 
     /// Begins an authentication: with a user (name or id), for that user's credentials; without, a discoverable
@@ -221,7 +230,7 @@ public struct CeremonyService: Sendable {
         user lookup: UserLookup?, userVerification: UserVerificationRequirement?, extensions: [String: JSONValue]? = nil
     ) async throws -> RequestOptionsJSON {
         let (relyingParty, challengeSource, now) = (self.relyingParty, self.challengeSource, now())
-        if let ring = keyRing?() {
+        if let ring = await sealingRing() {
             return try await beginSealedAuthentication(
                 user: lookup, userVerification: userVerification, extensions: extensions, relyingParty: relyingParty,
                 ring: ring, now: now)

@@ -89,6 +89,7 @@ extension CeremonyService {
     public var withCeremonyTable: CeremonyService {
         var table = self
         table.keyRing = nil
+        table.sealingKeyRing = nil
         return table
     }
 

@@ -144,6 +144,7 @@ public func buildApplication(
         ceremonyKeys = try await CeremonyKeyAssembly.build(settings: settings, store: store, logger: logger, now: now)
         if let ceremonyKeys {
             ceremonies.keyRing = { ceremonyKeys.ring() }
+            ceremonies.sealingKeyRing = { await ceremonyKeys.sealingRing() }
             ceremonies.reloadKeyRing = { await ceremonyKeys.reloadForUnknownKey() }
         }
     }
@@ -187,6 +188,8 @@ public func buildApplication(
     // Whatever gave the passkey ceremonies their ring (the ceremony keys, or a test's fixed ring) gives it here too.
     identity.service?.keyRing = ceremonies.keyRing
     appAttest?.keyRing = ceremonies.keyRing
+    identity.service?.sealingKeyRing = ceremonies.sealingKeyRing
+    appAttest?.sealingKeyRing = ceremonies.sealingKeyRing
     identity.service?.clockSkew = ceremonies.clockSkew
     appAttest?.clockSkew = ceremonies.clockSkew
 

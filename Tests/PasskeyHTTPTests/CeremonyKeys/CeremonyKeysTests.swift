@@ -218,6 +218,72 @@ struct CeremonyKeysTests {
         #expect(await store.ceremonyKeys(unretiredAt: Self.start).count == 3, "a reread adds nothing")
     }
 
+    @Test("a ring gone stale (the clock past its slot with no refresh since) is refreshed by the begin that needs it")
+    func staleRingRefreshedForSealing() async throws {
+        let clock = Clock(Self.start)
+        let store = InMemoryPasskeyStore(now: { clock.now })
+        let keys = Self.keys(store, clock)
+        try await keys.refresh()
+        let first = try #require(keys.ring().sealingKey(at: Self.start))
+        #expect(await keys.sealingRing() == keys.ring(), "a ring that seals is used as it is")
+        #expect(await store.ceremonyKeys(unretiredAt: Self.start).count == 1, "and nothing is added")
+
+        // Two slots later, no refresh in between (a paused process, a clock jump): the held key has retired.
+        let later = Self.next.addingTimeInterval(Self.rotation + 100)
+        clock.set(later)
+        #expect(keys.ring().sealingKey(at: later) == nil)
+        #expect(throws: SealedStateError.self) { try Self.box(keys.ring(), at: later) }
+        // Concurrent begins share one refresh, which adds the current slot's key.
+        async let a = keys.sealingRing()
+        async let b = keys.sealingRing()
+        let (ringA, ringB) = await (a, b)
+        #expect(ringA == ringB)
+        let key = try #require(ringA.sealingKey(at: later))
+        #expect(key.id != first.id && key.activatesAt == Self.next.addingTimeInterval(Self.rotation))
+        #expect(Self.opens(try Self.box(ringA, at: later), ringA, at: later))
+        #expect(await store.ceremonyKeys(unretiredAt: later).map(\.id) == [key.id], "one key added for the slot")
+
+        // Late in a slot, a key that is active but retires before a new challenge would expire does not seal either.
+        let store2 = InMemoryPasskeyStore(now: { clock.now })
+        clock.set(Self.start)
+        let keys2 = Self.keys(store2, clock)
+        try await keys2.refresh()
+        let nearRetirement = Self.next.addingTimeInterval(Self.skew + 10)
+        clock.set(nearRetirement)
+        #expect(keys2.ring().sealingKey(at: nearRetirement) != nil)
+        #expect(keys2.ring().sealingKey(at: nearRetirement, until: nearRetirement.addingTimeInterval(Self.lifetime)) == nil)
+        let refreshed = await keys2.sealingRing()
+        #expect(refreshed.sealingKey(at: nearRetirement, until: nearRetirement.addingTimeInterval(Self.lifetime))?.activatesAt == Self.next)
+    }
+
+    @Test("a stale ring whose refresh fails is returned as it is (the begin answers 503), and no refresh is retried for 5 s")
+    func staleRingRefreshFailure() async throws {
+        let clock = Clock(Self.start)
+        let store = CountingDownKeyStore()
+        let keys = CeremonyKeys(
+            source: .database(store: store, keyEncryptionKey: Self.kek, rotationInterval: Self.rotation), challengeLifetime: Self.lifetime,
+            clockSkew: Self.skew, logger: Logger(label: "ceremony-keys-test"), now: { clock.now })
+        #expect(await keys.sealingRing().keys.isEmpty)
+        #expect(store.reads.load(ordering: .relaxed) == 1)
+        clock.set(Self.start.addingTimeInterval(4))
+        #expect(await keys.sealingRing().keys.isEmpty)
+        #expect(store.reads.load(ordering: .relaxed) == 1, "within 5 s of the failed refresh")
+        clock.set(Self.start.addingTimeInterval(5))
+        _ = await keys.sealingRing()
+        #expect(store.reads.load(ordering: .relaxed) == 2)
+    }
+
+    /// Key reads that always fail, counted.
+    final class CountingDownKeyStore: CeremonyKeyStore, Sendable {
+        let reads = Atomic(0)
+        func ceremonyKeys(unretiredAt now: Date) async throws(StoreError) -> [StoredCeremonyKey] {
+            reads.add(1, ordering: .relaxed)
+            throw StoreError(.unavailable, "down (test)")
+        }
+        func addCeremonyKey(_ key: StoredCeremonyKey) async throws(StoreError) -> CeremonyKeyAddition { throw StoreError(.unavailable, "down (test)") }
+        func deleteRetiredCeremonyKeys(before: Date) async throws(StoreError) -> Int { throw StoreError(.unavailable, "down (test)") }
+    }
+
     /// Deterministic bytes from a seed (SplitMix64), for instances that must draw different keys.
     static func seeded(_ seed: UInt64) -> @Sendable (Int) -> [UInt8] {
         let state = Mutex(seed)
