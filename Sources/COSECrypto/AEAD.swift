@@ -36,13 +36,16 @@ public enum AEAD {
         guard let ctx = unsafe EVP_CIPHER_CTX_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_CIPHER_CTX_new") }
         defer { unsafe EVP_CIPHER_CTX_free(ctx) }
         var failure: String?
-        var ciphertext = [UInt8](repeating: 0, count: plaintext.count + tagLength)
+        // nonce ‖ ciphertext ‖ tag, written in place.
+        var sealed = [UInt8](repeating: 0, count: nonceLength + plaintext.count + tagLength)
+        sealed.replaceSubrange(0..<nonceLength, with: nonce)
         unsafe key.withUnsafeBufferPointer { keyBuffer in
             unsafe nonce.withUnsafeBufferPointer { nonceBuffer in
                 unsafe associatedData.withUnsafeBufferPointer { aad in
                     unsafe plaintext.withUnsafeBufferPointer { input in
-                        unsafe ciphertext.withUnsafeMutableBufferPointer { output in
-                            guard unsafe EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nil, keyBuffer.baseAddress, nonceBuffer.baseAddress) == 1 else {
+                        unsafe sealed.withUnsafeMutableBufferPointer { box in
+                            let output = unsafe UnsafeMutableBufferPointer(rebasing: box[nonceLength...])
+                            guard unsafe EVP_EncryptInit_ex(ctx, FetchedCipher.aes256GCM, nil, keyBuffer.baseAddress, nonceBuffer.baseAddress) == 1 else {
                                 failure = "EVP_EncryptInit_ex"; return
                             }
                             var length: Int32 = 0
@@ -73,7 +76,7 @@ public enum AEAD {
             }
         }
         if let failure { throw CryptoError.fromOpenSSL(.openSSL, failure) }
-        return nonce + ciphertext
+        return sealed
     }
 
     /// Decrypts a box made by ``seal(_:key:associatedData:)`` under `key` with the same `associatedData`.
@@ -86,48 +89,45 @@ public enum AEAD {
         guard box.count <= Int(Int32.max) - 64, associatedData.count <= Int(Int32.max) else {
             throw CryptoError(code: .decryptionFailed, reason: "sealed box too large")
         }
-        let nonce = Array(box[0..<nonceLength])
-        let body = Array(box[nonceLength..<(box.count - tagLength)])
-        var tag = Array(box[(box.count - tagLength)...])
+        let bodyCount = box.count - overhead
         clearOpenSSLErrors()
         guard let ctx = unsafe EVP_CIPHER_CTX_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_CIPHER_CTX_new") }
         defer { unsafe EVP_CIPHER_CTX_free(ctx) }
         var failure: String?
         var authenticationFailed = false
-        var plaintext = [UInt8](repeating: 0, count: body.count + 16)  // room for Final (GCM writes nothing there)
+        var plaintext = [UInt8](repeating: 0, count: bodyCount + 16)  // room for Final (GCM writes nothing there)
+        // The box is read in place: nonce, body and tag are pointers into it (the tag is only read: OpenSSL copies it).
         unsafe key.withUnsafeBufferPointer { keyBuffer in
-            unsafe nonce.withUnsafeBufferPointer { nonceBuffer in
+            unsafe box.withUnsafeBufferPointer { boxBuffer in
                 unsafe associatedData.withUnsafeBufferPointer { aad in
-                    unsafe body.withUnsafeBufferPointer { input in
-                        unsafe tag.withUnsafeMutableBufferPointer { tagBuffer in
-                            unsafe plaintext.withUnsafeMutableBufferPointer { output in
-                                guard unsafe EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), nil, keyBuffer.baseAddress, nonceBuffer.baseAddress) == 1 else {
-                                    failure = "EVP_DecryptInit_ex"; return
-                                }
-                                var length: Int32 = 0
-                                if aad.count > 0 {
-                                    guard unsafe EVP_DecryptUpdate(ctx, nil, &length, aad.baseAddress, Int32(aad.count)) == 1 else {
-                                        failure = "EVP_DecryptUpdate(aad)"; return
-                                    }
-                                }
-                                var written = 0
-                                if input.count > 0 {
-                                    guard unsafe EVP_DecryptUpdate(ctx, output.baseAddress, &length, input.baseAddress, Int32(input.count)) == 1 else {
-                                        failure = "EVP_DecryptUpdate"; return
-                                    }
-                                    written = Int(length)
-                                }
-                                guard unsafe EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(tagLength), tagBuffer.baseAddress) == 1 else {
-                                    failure = "EVP_CTRL_GCM_SET_TAG"; return
-                                }
-                                guard let base = output.baseAddress,
-                                      unsafe EVP_DecryptFinal_ex(ctx, base + written, &length) == 1 else {
-                                    authenticationFailed = true; return
-                                }
-                                written += Int(length)
-                                if written != input.count { authenticationFailed = true }
+                    unsafe plaintext.withUnsafeMutableBufferPointer { output in
+                        guard let boxBase = boxBuffer.baseAddress else { failure = "empty sealed box"; return }
+                        let nonce = unsafe boxBase, input = unsafe boxBase + nonceLength, tag = unsafe input + bodyCount
+                        guard unsafe EVP_DecryptInit_ex(ctx, FetchedCipher.aes256GCM, nil, keyBuffer.baseAddress, nonce) == 1 else {
+                            failure = "EVP_DecryptInit_ex"; return
+                        }
+                        var length: Int32 = 0
+                        if aad.count > 0 {
+                            guard unsafe EVP_DecryptUpdate(ctx, nil, &length, aad.baseAddress, Int32(aad.count)) == 1 else {
+                                failure = "EVP_DecryptUpdate(aad)"; return
                             }
                         }
+                        var written = 0
+                        if bodyCount > 0 {
+                            guard unsafe EVP_DecryptUpdate(ctx, output.baseAddress, &length, input, Int32(bodyCount)) == 1 else {
+                                failure = "EVP_DecryptUpdate"; return
+                            }
+                            written = Int(length)
+                        }
+                        guard unsafe EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(tagLength), UnsafeMutableRawPointer(mutating: tag)) == 1 else {
+                            failure = "EVP_CTRL_GCM_SET_TAG"; return
+                        }
+                        guard let base = output.baseAddress,
+                              unsafe EVP_DecryptFinal_ex(ctx, base + written, &length) == 1 else {
+                            authenticationFailed = true; return
+                        }
+                        written += Int(length)
+                        if written != bodyCount { authenticationFailed = true }
                     }
                 }
             }
@@ -138,6 +138,19 @@ public enum AEAD {
             for index in plaintext.indices { plaintext[index] = 0 }  // never hand out unauthenticated plaintext
             throw CryptoError(code: .decryptionFailed, reason: "AES-GCM tag does not verify")
         }
-        return Array(plaintext.prefix(body.count))
+        plaintext.removeLast(plaintext.count - bodyCount)
+        return plaintext
     }
+}
+
+/// AES-256-GCM's EVP_CIPHER, fetched once per process with `EVP_CIPHER_fetch` and never freed (as ``FetchedDigest``):
+/// the legacy `EVP_aes_256_gcm()` makes OpenSSL 3 fetch the provider's implementation again on every init.
+@safe
+internal enum FetchedCipher {
+    nonisolated(unsafe) static let aes256GCM: OpaquePointer = {
+        if let cipher = unsafe EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) { return unsafe cipher }
+        clearOpenSSLErrors()
+        guard let fallback = unsafe EVP_aes_256_gcm() else { fatalError("OpenSSL has no AES-256-GCM") }
+        return unsafe fallback
+    }()
 }

@@ -14,27 +14,54 @@ public enum Base64URL {
         return table
     }()
 
-    /// Encodes bytes as unpadded base64url.
+    /// Encodes bytes as unpadded base64url. Contiguous bytes (arrays, slices, `Data`) take one pass over a buffer
+    /// pointer; any other collection is copied into an array first.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        let count = bytes.count
+        if let encoded = bytes.withContiguousStorageIfAvailable(encode(buffer:)) { return encoded }
+        return Array(bytes).withUnsafeBufferPointer(encode(buffer:))
+    }
+
+    /// Encodes `[UInt8]` (ids, handles, challenges: the hot path) without going through the generic entry point.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer(encode(buffer:))
+    }
+
+    /// The encoder: three bytes at a time into four characters, then the unpadded tail.
+    private static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> String {
+        let count = input.count
         let outputCount = (count / 3) * 4 + [0, 2, 3][count % 3]
-        return String(unsafeUninitializedCapacity: outputCount) { output in
-            var out = 0
-            var iterator = bytes.makeIterator()
-            while let b0 = iterator.next() {
-                let b1 = iterator.next()
-                let b2 = b1 == nil ? nil : iterator.next()
-                output[out] = alphabet[Int(b0 >> 2)]
-                output[out + 1] = alphabet[Int(((b0 & 0x03) << 4) | ((b1 ?? 0) >> 4))]
-                out += 2
-                guard let b1 else { break }
-                output[out] = alphabet[Int(((b1 & 0x0F) << 2) | ((b2 ?? 0) >> 6))]
-                out += 1
-                guard let b2 else { break }
-                output[out] = alphabet[Int(b2 & 0x3F)]
-                out += 1
+        guard outputCount > 0 else { return "" }
+        let symbols: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        return symbols.withUTF8Buffer { alphabet in
+            String(unsafeUninitializedCapacity: outputCount) { output in
+                var index = 0
+                var out = 0
+                while index + 3 <= count {
+                    let b0 = input[index], b1 = input[index + 1], b2 = input[index + 2]
+                    output[out] = alphabet[Int(b0 >> 2)]
+                    output[out + 1] = alphabet[Int(((b0 & 0x03) << 4) | (b1 >> 4))]
+                    output[out + 2] = alphabet[Int(((b1 & 0x0F) << 2) | (b2 >> 6))]
+                    output[out + 3] = alphabet[Int(b2 & 0x3F)]
+                    index += 3
+                    out += 4
+                }
+                switch count - index {
+                case 1:
+                    let b0 = input[index]
+                    output[out] = alphabet[Int(b0 >> 2)]
+                    output[out + 1] = alphabet[Int((b0 & 0x03) << 4)]
+                    out += 2
+                case 2:
+                    let b0 = input[index], b1 = input[index + 1]
+                    output[out] = alphabet[Int(b0 >> 2)]
+                    output[out + 1] = alphabet[Int(((b0 & 0x03) << 4) | (b1 >> 4))]
+                    output[out + 2] = alphabet[Int((b1 & 0x0F) << 2)]
+                    out += 3
+                default:
+                    break
+                }
+                return out
             }
-            return out
         }
     }
 

@@ -61,6 +61,22 @@ struct WireFormatTests {
             #expect(Base64URL.decode(Data(data).base64EncodedString()) == data)
         }
     }
+
+    @Test("base64url encoding: Foundation's base64 in the URL alphabet without padding, from every kind of collection")
+    func base64URLEncoding() {
+        for length in 0..<70 {
+            let data = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 151 + length * 7 + 3) }
+            let expected = Data(data).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(data) == expected, "array of \(length)")
+            #expect(Base64URL.encode(([0xFF] + data)[1...]) == expected, "slice of \(length)")
+            #expect(Base64URL.encode(Data(data)) == expected, "Data of \(length)")
+            // Not contiguous: the copying path.
+            #expect(Base64URL.encode(data.lazy.map { $0 }) == expected, "lazy collection of \(length)")
+        }
+        #expect(Base64URL.encode([UInt8]()) == "")
+        #expect(Base64URL.encode((0...255).map(UInt8.init)).utf8.allSatisfy { $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") })
+    }
 }
 
 @Suite("Assertion body fast path")
