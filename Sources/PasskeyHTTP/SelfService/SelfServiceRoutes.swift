@@ -108,8 +108,7 @@ struct MeRoutes: Sendable {
 extension RequestScope {
     /// Runs `body` with the audit actor `user:<id>`: a change the signed-in person makes to their own account.
     static func acting<T: Sendable>(as user: [UInt8], _ body: () async throws -> T) async throws -> T {
-        guard var scope = current else { return try await body() }
-        scope.userActor = user
+        guard let scope = current?.acting(as: user) else { return try await body() }
         return try await $current.withValue(scope) {
             // The consequences of the person's own change are logged with their actor.
             defer { scope.logConsequences() }

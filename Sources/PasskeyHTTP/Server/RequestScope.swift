@@ -8,7 +8,10 @@ import WebAuthnModel
 /// Who is asking, for the request being handled: set by ``API/handle(_:_:_:failureBody:adjust:_:)`` around the
 /// route's body, read where a change is made (the audit context goes to the store explicitly) and logged. What it
 /// records is built only when asked for (a change), never on the sign-in path.
-struct RequestScope: Sendable {
+///
+/// A class: the task-local value, the closures that capture it and every read of ``current`` then share one object
+/// (a retain) instead of copying a dozen reference-counted fields each time.
+final class RequestScope: Sendable {
     @TaskLocal static var current: RequestScope?
 
     let api: API
@@ -19,10 +22,29 @@ struct RequestScope: Sendable {
     let context: PasskeyRequestContext
     /// The signed-in person making a change to their own account (the self-service API): the audit actor is then
     /// `user:<id>`.
-    var userActor: [UInt8]?
+    let userActor: [UInt8]?
     /// The events the store reports a change caused (``AuditConsequences``): logged and counted by
     /// ``logConsequences()`` when the route's body ends, whether it succeeded or not (they committed).
-    let consequences = AuditConsequences()
+    let consequences: AuditConsequences
+
+    init(
+        api: API, operation: Operation, key: Int?, headers: HTTPFields, context: PasskeyRequestContext, userActor: [UInt8]? = nil,
+        consequences: AuditConsequences = AuditConsequences()
+    ) {
+        self.api = api
+        self.operation = operation
+        self.key = key
+        self.headers = headers
+        self.context = context
+        self.userActor = userActor
+        self.consequences = consequences
+    }
+
+    /// The same request with the audit actor `user:<id>` (sharing its ``consequences``).
+    func acting(as user: [UInt8]) -> RequestScope {
+        RequestScope(
+            api: api, operation: operation, key: key, headers: headers, context: context, userActor: user, consequences: consequences)
+    }
 
     var logger: Logger { context.logger }
 
